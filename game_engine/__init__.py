@@ -1,0 +1,1 @@
+"""The rules of 13-card pool rummy as a pure library (no Django, no clock)."""
