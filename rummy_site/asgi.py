@@ -1,0 +1,30 @@
+"""ASGI entry point served by Daphne: HTTP and the table WebSockets."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
+django_asgi_app = get_asgi_application()
+
+# Imported only after Django is set up (the routing imports models).
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from rummy_site.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)
+
+if settings.CELERY_IN_PROCESS and os.environ.get("RUMMY_EMBEDDED_WORKER", "1") == "1":
+    from rummy_site.embedded_worker import start_embedded_worker
+
+    start_embedded_worker()

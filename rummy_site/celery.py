@@ -1,0 +1,13 @@
+"""The Celery app: turn timers, missed turns, auto drops and the next deal."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
+
+app = Celery("rummy_site")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,22 @@
+"""Settings for the test suite: production settings with test-only relaxations.
+
+The database and Redis still come from ``DATABASE_URL`` and ``REDIS_URL``, so the
+same suite runs on SQLite locally and on PostgreSQL and Redis in CI.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-000000000000000000")
+
+from rummy_site.settings import *  # noqa: E402,F403
+from rummy_site.settings import STORAGES  # noqa: E402
+
+ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
+SECURE_SSL_REDIRECT = False
+SESSION_COOKIE_SECURE = False
+CSRF_COOKIE_SECURE = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+WHITENOISE_USE_FINDERS = True

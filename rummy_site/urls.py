@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from rummy_site import views
+
+urlpatterns = [
+    path("", views.home, name="lobby"),
+    path("accounts/", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+    path("healthz", views.healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

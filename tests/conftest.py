@@ -1,0 +1,48 @@
+"""Fixtures shared by the whole suite.
+
+Tests that prove something only PostgreSQL or Redis can (row locks, concurrent
+postings, the Redis channel layer, the Celery broker) ask for ``require_postgres``
+or ``require_redis``. Outside CI a missing service skips them; in CI
+(``CI=true``) it fails them, so a broken CI machine can never pass quietly.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def _missing(what: str, why: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{what} is required in CI and is not available: {why}")
+    pytest.skip(f"{what} not available: {why}")
+
+
+def redis_url() -> str:
+    from django.conf import settings
+
+    return settings.REDIS_URL or os.environ.get("TEST_REDIS_URL", DEFAULT_REDIS_URL)
+
+
+@pytest.fixture
+def require_postgres() -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        _missing("PostgreSQL", f"the test database is {connection.vendor}; set DATABASE_URL=postgres://...")
+
+
+@pytest.fixture
+def require_redis() -> str:
+    import redis
+
+    url = redis_url()
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except Exception as exc:  # any failure to reach it means it is missing
+        _missing("Redis", f"{url}: {exc}")
+    return url

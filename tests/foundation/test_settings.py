@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.conftest import IN_CI
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def _prod_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    env.update({"DJANGO_SETTINGS_MODULE": "rummy_site.settings", "ALLOWED_HOSTS": "rummy.example.com"})
+    env.update(extra)
+    return env
+
+
+def test_check_deploy_is_clean_with_production_settings() -> None:
+    env = _prod_env(SECRET_KEY="x" * 20 + "a-long-random-production-secret-key-0987654321")
+    result = _run_manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key() -> None:
+    result = _run_manage("check", env=_prod_env())
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_cookies_are_secure() -> None:
+    code = "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.DEBUG)"
+    env = _prod_env(SECRET_KEY="y" * 60)
+    result = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split() == ["True", "True", "False"], result.stderr
+
+
+@pytest.mark.django_db
+def test_ci_runs_on_postgresql() -> None:
+    """CI must exercise the production database, not the SQLite fallback."""
+    if not IN_CI:
+        pytest.skip("only CI is required to run on PostgreSQL")
+    assert connection.vendor == "postgresql"
