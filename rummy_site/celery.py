@@ -11,3 +11,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
 app = Celery("rummy_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@app.task(name="rummy_site.ping", ignore_result=False)
+def ping() -> str:
+    """Health check for operators: ``celery -A rummy_site call rummy_site.ping``."""
+    return "pong"

@@ -56,6 +56,7 @@ CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
 SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 
 # ---------------------------------------------------------------------------
 # APPLICATIONS
@@ -177,7 +178,6 @@ else:
 # CELERY
 # ---------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

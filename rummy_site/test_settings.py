@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+os.environ.setdefault("RUMMY_EMBEDDED_WORKER", "0")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-000000000000000000")
 
 from rummy_site.settings import *  # noqa: E402,F403

@@ -8,6 +8,8 @@ urlpatterns = [
     path("", views.home, name="lobby"),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
+    path("api/wallet/", include("wallet.api_urls")),
+    path("wallet/", include("wallet.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

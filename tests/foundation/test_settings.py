@@ -40,7 +40,9 @@ def test_production_refuses_to_start_without_a_secret_key() -> None:
 
 
 def test_production_cookies_are_secure() -> None:
-    code = "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.DEBUG)"
+    code = (
+        "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.DEBUG)"
+    )
     env = _prod_env(SECRET_KEY="y" * 60)
     result = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup(); {code}"],

@@ -1,0 +1,83 @@
+"""The WebSocket entry is guarded, and the Redis channel layer really carries messages."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client, override_settings
+
+from accounts.models import User
+from rummy_site.asgi import application
+from tables.consumers import LOBBY_GROUP
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = (b"origin", b"http://localhost")
+
+
+@sync_to_async
+def _session_cookie(username: str) -> bytes:
+    user = User.objects.create_user(username, password="x-rummy-2026")
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
+
+
+async def test_anonymous_websocket_is_refused() -> None:
+    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN])
+    connected, code = await communicator.connect()
+    assert not connected
+    assert code == 4401
+    await communicator.disconnect()
+
+
+async def test_foreign_origin_is_refused() -> None:
+    cookie = await _session_cookie("asha")
+    communicator = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[(b"origin", b"http://evil.example.com"), (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+    await communicator.disconnect()
+
+
+async def test_logged_in_player_connects_and_receives_group_messages() -> None:
+    cookie = await _session_cookie("asha")
+    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
+    connected, _ = await communicator.connect()
+    assert connected
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [{"id": 1}]})
+    assert await communicator.receive_json_from(timeout=3) == {"type": "lobby_update", "tables": [{"id": 1}]}
+    await communicator.disconnect()
+
+
+async def test_group_message_arrives_through_the_redis_channel_layer(require_redis: str) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:8]}"
+    layers = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [require_redis], "prefix": prefix},
+        }
+    }
+    cookie = await _session_cookie("ravi")
+    with override_settings(CHANNEL_LAYERS=layers):
+        from channels.layers import channel_layers
+
+        channel_layers.backends.clear()
+        layer = get_channel_layer()
+        assert type(layer).__name__ == "RedisChannelLayer"
+        communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
+        connected, _ = await communicator.connect()
+        assert connected
+        await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [{"id": 7}]})
+        assert await communicator.receive_json_from(timeout=5) == {
+            "type": "lobby_update",
+            "tables": [{"id": 7}],
+        }
+        await communicator.disconnect()
+        await layer.flush()
+    channel_layers.backends.clear()
