@@ -5,7 +5,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rummy_site import views
 
 urlpatterns = [
-    path("", views.home, name="lobby"),
+    path("", include("tables.urls")),
+    path("api/", include("tables.api_urls")),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
     path("api/wallet/", include("wallet.api_urls")),

@@ -1,14 +1,7 @@
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+from django.http import HttpRequest, JsonResponse
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -1,12 +1,30 @@
-"""WebSocket protocol of the lobby and the tables."""
+"""WebSocket protocol of the lobby and the tables (documented in docs/protocol.md).
+
+The consumer translates between the wire and the services. A group message is
+only a notice that the game reached some version: when it carries exactly the
+next version the consumer uses its events and state, otherwise it rebuilds its
+player's view from the database, so a dropped notice costs a query, not a move.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from game_engine.game import GameState
+from game_engine.views import view_for
+from tables import selectors, services
+from tables.errors import TableError
+from tables.models import PoolGame, Table
+from tables.notify import table_group
+
+logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_UNKNOWN_TABLE = 4404
 
 
 class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -15,7 +33,7 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=4401)
+            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
@@ -25,3 +43,137 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def lobby_update(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "lobby_update", "tables": event.get("tables", [])})
+
+
+class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """One player's (or spectator's) connection to one table."""
+
+    table_id: int
+    game_id: int | None = None
+    seat: int | None = None
+    version: int = -1
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.user = user
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        if not await database_sync_to_async(Table.objects.filter(pk=self.table_id).exists)():
+            await self.close(code=CLOSE_UNKNOWN_TABLE)
+            return
+        self.group = table_group(self.table_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    # ------------------------------------------------------------------ client -> server
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not isinstance(content, dict):
+            await self.send_error("bad_message", "a message must be a JSON object")
+            return
+        kind = content.get("type")
+        if kind == "snapshot":
+            await self.send_snapshot()
+        elif kind == "ping":
+            await self.send_json({"type": "pong", "version": self.version})
+        elif kind == "action":
+            await self.handle_action(content)
+        else:
+            await self.send_error(
+                "bad_message", f"unknown message type {kind!r}; expected action, snapshot or ping"
+            )
+
+    async def decode_json(self, text_data: str) -> Any:
+        try:
+            return await super().decode_json(text_data)
+        except ValueError:
+            return None  # answered as a bad message by receive_json
+
+    async def handle_action(self, content: dict[str, Any]) -> None:
+        request_id = content.get("request_id")
+        action = content.get("action")
+        if self.game_id is None:
+            await self.send_json(
+                {
+                    "type": "result",
+                    "request_id": request_id,
+                    "ok": False,
+                    "error": {
+                        "code": "no_game",
+                        "rule": "",
+                        "message": "no game is being played at this table",
+                    },
+                }
+            )
+            return
+        try:
+            answer = await database_sync_to_async(services.game_act)(
+                game_id=self.game_id, user=self.user, request_id=request_id, action=action
+            )
+        except TableError as exc:
+            answer = {"ok": False, "error": services.error_payload(exc)}
+        await self.send_json({"type": "result", "request_id": request_id, **answer})
+
+    # ------------------------------------------------------------------ server -> client
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        version = int(event["version"])
+        if event.get("game_id") == self.game_id and version <= self.version:
+            return  # already sent (the snapshot was newer than this notice)
+        if event.get("game_id") != self.game_id or version != self.version + 1 or "state" not in event:
+            await self.send_update_from_db()
+            return
+        state = GameState.from_dict(event["state"])
+        self.version = version
+        await self.send_json(
+            {
+                "type": "update",
+                "version": version,
+                "events": event["events"],
+                "view": view_for(state, self.seat),
+                "game": event.get("game"),
+            }
+        )
+
+    async def send_snapshot(self) -> None:
+        snapshot = await database_sync_to_async(self._snapshot)()
+        await self.send_json(snapshot)
+
+    async def send_update_from_db(self) -> None:
+        """Rebuild from the database after a gap: the missing events, then the view."""
+        previous_game, previous_version = self.game_id, self.version
+        snapshot = await database_sync_to_async(self._snapshot)()
+        if snapshot["game"] is None or snapshot["game"]["id"] != previous_game or previous_version < 0:
+            await self.send_json(snapshot)
+            return
+        events = await database_sync_to_async(selectors.events_since)(
+            game_id=previous_game, version=previous_version
+        )
+        await self.send_json(
+            {
+                "type": "update",
+                "version": snapshot["version"],
+                "events": events,
+                "view": snapshot["view"],
+                "game": snapshot["game"],
+                "seats": snapshot["seats"],
+                "rebuilt": True,
+            }
+        )
+
+    def _snapshot(self) -> dict[str, Any]:
+        table = Table.objects.select_related("settings").get(pk=self.table_id)
+        game = selectors.current_game(table)
+        snapshot = selectors.table_snapshot(table=table, user=self.user, game=game)
+        self.game_id = game.pk if game is not None and game.status != PoolGame.Status.CANCELLED else None
+        self.seat = snapshot["you"]["seat"]
+        self.version = snapshot["version"]
+        return snapshot
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "error": {"code": code, "rule": "", "message": message}})

@@ -9,12 +9,22 @@ from django.db import transaction
 
 from accounts.models import User
 from accounts.services import user_signed_up
+from tables.models import Table, TableSettings
 
 DEMO_USERS = [
     # username, password, display name, staff
     ("admin", "rummy-admin-2026", "Admin", True),
     ("asha", "rummy-asha-2026", "Asha", False),
     ("ravi", "rummy-ravi-2026", "Ravi", False),
+]
+
+DEMO_TABLES = [
+    # name, format, entry fee (paise), seats, tables of this kind
+    ("101 Pool · 10 chips", "101", 1_000, 6, 2),
+    ("101 Pool · heads-up", "101", 1_000, 2, 2),
+    ("61 Pool · 5 chips", "61", 500, 6, 1),
+    ("201 Pool · 25 chips", "201", 2_500, 6, 1),
+    ("Points Rummy · 1 chip a point", "points", 8_000, 6, 1),
 ]
 
 
@@ -33,3 +43,11 @@ class Command(BaseCommand):
                     user.save()
                     user_signed_up(user=user)
                     self.stdout.write(f"created {'staff user' if staff else 'player'} {username}")
+            for name, fmt, fee, seats, count in DEMO_TABLES:
+                kind, created = TableSettings.objects.get_or_create(
+                    name=name, defaults={"format": fmt, "entry_fee": fee, "seats": seats}
+                )
+                if created:
+                    for n in range(1, count + 1):
+                        Table.objects.create(settings=kind, name=f"{name} #{n}" if count > 1 else name)
+                    self.stdout.write(f"created {count} table(s): {name}")

@@ -1,0 +1,162 @@
+"""JSON API of the lobby, the tables and hand history (each view calls one selector or service)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tables import selectors, services
+from tables.errors import TableError, TableNotFound
+from tables.models import Deal, Table
+from wallet.errors import WalletError
+
+
+class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    format = serializers.ChoiceField(choices=["61", "101", "201", "points"])
+    format_label = serializers.CharField()
+    entry_fee = serializers.IntegerField(help_text="Paise (1 chip = 100).")
+    entry_fee_display = serializers.CharField()
+    seats = serializers.IntegerField()
+    seats_taken = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["open", "playing"])
+    practice = serializers.BooleanField()
+    game_id = serializers.IntegerField(allow_null=True)
+
+
+ErrorSerializer = inline_serializer(
+    name="Error",
+    fields={
+        "code": serializers.CharField(),
+        "rule": serializers.CharField(),
+        "message": serializers.CharField(),
+    },
+)
+SeatSerializer = inline_serializer(
+    name="SeatTaken",
+    fields={
+        "table": serializers.IntegerField(),
+        "game": serializers.IntegerField(),
+        "position": serializers.IntegerField(),
+    },
+)
+
+
+def error_response(exc: Exception) -> Response:
+    code = status.HTTP_404_NOT_FOUND if isinstance(exc, TableNotFound) else status.HTTP_409_CONFLICT
+    if isinstance(exc, WalletError):
+        payload = {"code": type(exc).__name__, "rule": "", "message": str(exc)}
+    else:
+        payload = services.error_payload(exc)
+    return Response(payload, status=code)
+
+
+class LobbyApi(APIView):
+    @extend_schema(
+        operation_id="lobby_tables",
+        tags=["tables"],
+        parameters=[
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["61", "101", "201", "points"]),
+            OpenApiParameter("min_fee", OpenApiTypes.INT, description="paise"),
+            OpenApiParameter("max_fee", OpenApiTypes.INT, description="paise"),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=["open", "playing"]),
+        ],
+        responses=LobbyTableSerializer(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        """Every table in the lobby, filtered by format, entry fee and status."""
+        params = request.query_params
+
+        def as_int(name: str) -> int | None:
+            raw = params.get(name)
+            return int(raw) if raw not in (None, "") and str(raw).lstrip("-").isdigit() else None
+
+        rows = selectors.lobby_tables(
+            fmt=params.get("format") or None,
+            min_fee=as_int("min_fee"),
+            max_fee=as_int("max_fee"),
+            status=params.get("status") or None,
+        )
+        return Response(LobbyTableSerializer(rows, many=True).data)
+
+
+class TableDetailApi(APIView):
+    @extend_schema(operation_id="table_snapshot", tags=["tables"], responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, table_id: int) -> Response:
+        """The table as the logged-in player sees it (the same snapshot the WebSocket sends)."""
+        table = get_object_or_404(Table.objects.select_related("settings"), pk=table_id)
+        return Response(selectors.table_snapshot(table=table, user=request.user))
+
+
+class TableJoinApi(APIView):
+    @extend_schema(
+        operation_id="table_join",
+        tags=["tables"],
+        request=None,
+        responses={201: SeatSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """Pay the entry fee and take a seat."""
+        try:
+            seat = services.table_join(table_id=table_id, user=request.user)
+        except (TableError, WalletError) as exc:
+            return error_response(exc)
+        return Response({"table": table_id, "game": seat.game_id, "position": seat.position}, status=201)
+
+
+class TableLeaveApi(APIView):
+    @extend_schema(
+        operation_id="table_leave",
+        tags=["tables"],
+        request=None,
+        responses={204: None, 404: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """Leave before the game starts; the entry fee is refunded."""
+        try:
+            services.table_leave(table_id=table_id, user=request.user)
+        except (TableError, WalletError) as exc:
+            return error_response(exc)
+        return Response(status=204)
+
+
+class DealSummarySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    game_id = serializers.IntegerField()
+    table = serializers.CharField(source="game.table.name")
+    format = serializers.CharField(source="game.table.settings.format")
+    number = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+
+
+class DealHistoryApi(APIView):
+    @extend_schema(operation_id="deal_history", tags=["history"], responses=DealSummarySerializer(many=True))
+    def get(self, request: Request) -> Response:
+        """The logged-in player's finished deals, newest first, paginated."""
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(
+            selectors.finished_deals_for(user=request.user), request, view=self
+        )
+        return paginator.get_paginated_response(DealSummarySerializer(page, many=True).data)
+
+
+class DealDetailApi(APIView):
+    @extend_schema(operation_id="deal_detail", tags=["history"], responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, deal_id: int) -> Response:
+        """Every event and every shown hand of one finished deal the player was dealt into."""
+        deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
+        return Response(selectors.deal_detail(deal=deal))
+
+
+def deal_visible_to(user: Any) -> Any:
+    deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
+    return deals if user.is_staff else deals.filter(players=user)

@@ -1,0 +1,23 @@
+"""The server's clock, in one place so tests can move time instead of sleeping."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.utils import timezone
+
+
+def now() -> datetime:
+    return timezone.now()
+
+
+def now_ms() -> int:
+    return to_ms(now())
+
+
+def to_ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)

@@ -1,0 +1,63 @@
+"""After-commit side effects: timers on Celery, notices on the channel layer.
+
+A group message is a notice that the game moved to ``version``, never the
+state itself: every consumer rebuilds its player's view from the database
+(RULES of delivery: the channel layer is at-most-once and drops past capacity).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+
+def table_group(table_id: int) -> str:
+    return f"table_{table_id}"
+
+
+def schedule_timeout(*, game_id: int, version: int, eta: datetime) -> None:
+    from tables.tasks import enforce_deadline
+
+    try:
+        enforce_deadline.apply_async(args=(game_id, version), eta=eta)
+    except Exception:  # the beat sweep enforces the deadline anyway
+        logger.exception("could not schedule the timer of game %s at version %s", game_id, version)
+
+
+def table_changed(
+    *,
+    table_id: int,
+    game_id: int,
+    version: int,
+    events: list[dict[str, Any]],
+    state: dict[str, Any] | None,
+    game: dict[str, Any] | None,
+) -> None:
+    """Tell every consumer at the table that the game reached ``version``.
+
+    ``state`` (the whole engine state, hands included) travels only between
+    server processes; each consumer turns it into its own seat's view.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message: dict[str, Any] = {
+        "type": "table.changed",
+        "game_id": game_id,
+        "version": version,
+        "events": events,
+        "game": game,
+    }
+    if state is not None:
+        message["state"] = state
+    try:
+        async_to_sync(layer.group_send)(table_group(table_id), message)
+        async_to_sync(layer.group_send)("lobby", {"type": "lobby.update", "tables": [table_id]})
+    except Exception:  # a lost notice is recovered by the version gap check
+        logger.exception("could not notify table %s of version %s", table_id, version)

@@ -1,0 +1,143 @@
+"""Reads of the tables app: the lobby, a table as one player sees it, hand history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from accounts.models import User
+from game_engine.game import GameState
+from game_engine.views import view_for
+from tables.models import Deal, GameEvent, PoolGame, Seat, Table
+from wallet.money import format_money
+
+_OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
+
+
+def lobby_tables(
+    *,
+    fmt: str | None = None,
+    min_fee: int | None = None,
+    max_fee: int | None = None,
+    status: str | None = None,
+) -> list[dict[str, Any]]:
+    """Every active table with its format, stakes, seats taken and status."""
+    tables: QuerySet[Table] = Table.objects.filter(settings__active=True).select_related("settings")
+    if fmt:
+        tables = tables.filter(settings__format=fmt)
+    if min_fee is not None:
+        tables = tables.filter(settings__entry_fee__gte=min_fee)
+    if max_fee is not None:
+        tables = tables.filter(settings__entry_fee__lte=max_fee)
+    open_games = PoolGame.objects.filter(status__in=_OPEN).annotate(
+        taken=Count("seats", filter=Q(seats__left_at__isnull=True))
+    )
+    tables = tables.prefetch_related(Prefetch("games", queryset=open_games, to_attr="open_games"))
+    rows = [table_summary(t, t.open_games[0] if t.open_games else None) for t in tables]
+    if status:
+        rows = [r for r in rows if r["status"] == status]
+    return rows
+
+
+def table_summary(table: Table, game: PoolGame | None) -> dict[str, Any]:
+    settings = table.settings
+    taken = getattr(game, "taken", None)
+    if taken is None and game is not None:
+        taken = game.seats.filter(left_at__isnull=True).count()
+    status = "open" if game is None or game.status == PoolGame.Status.WAITING else "playing"
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "format": settings.format,
+        "format_label": settings.get_format_display(),
+        "entry_fee": settings.entry_fee,
+        "entry_fee_display": format_money(settings.entry_fee),
+        "seats": settings.seats,
+        "seats_taken": taken or 0,
+        "status": status,
+        "practice": settings.practice,
+        "game_id": game.pk if game is not None else None,
+    }
+
+
+def current_game(table: Table) -> PoolGame | None:
+    """The table's waiting or running game, else its last finished one (to show the result)."""
+    game = table.games.filter(status__in=_OPEN).first()
+    if game is None:
+        game = table.games.filter(status=PoolGame.Status.FINISHED).order_by("-id").first()
+    return game
+
+
+def table_snapshot(*, table: Table, user: User, game: PoolGame | None = None) -> dict[str, Any]:
+    """Everything one player (or a spectator) may see of a table right now."""
+    game = game if game is not None else current_game(table)
+    seats = list(game.seats.filter(left_at__isnull=True).select_related("user")) if game else []
+    mine = next((s for s in seats if s.user_id == user.pk), None)
+    view = None
+    if game is not None and game.state:
+        state = GameState.from_dict(game.state)
+        view = view_for(state, mine.engine_seat if mine is not None else None)
+    return {
+        "type": "snapshot",
+        "version": game.version if game else 0,
+        "table": table_summary(table, game if game and game.status in _OPEN else None),
+        "game": game_header(game),
+        "seats": [
+            {"position": s.position, "seat": s.engine_seat, "name": s.user.table_name, "is_bot": s.is_bot}
+            for s in seats
+        ],
+        "you": {
+            "user_id": user.pk,
+            "name": user.table_name,
+            "position": mine.position if mine else None,
+            "seat": mine.engine_seat if mine else None,
+        },
+        "view": view,
+    }
+
+
+def game_header(game: PoolGame | None) -> dict[str, Any] | None:
+    if game is None:
+        return None
+    return {
+        "id": game.pk,
+        "status": game.status,
+        "version": game.version,
+        "deadline_at": game.deadline_at.isoformat() if game.deadline_at else None,
+        "deadline_kind": game.deadline_kind,
+        "result": game.result,
+    }
+
+
+def events_since(*, game_id: int, version: int, limit: int = 500) -> list[dict[str, Any]]:
+    rows = GameEvent.objects.filter(game_id=game_id, version__gt=version).order_by("seq")[:limit]
+    return [dict(e.as_message(), version=e.version) for e in rows]
+
+
+def seat_in_game(*, game_id: int, user: User) -> Seat | None:
+    return Seat.objects.filter(game_id=game_id, user=user, left_at__isnull=True).first()
+
+
+def finished_deals_for(*, user: User) -> QuerySet[Deal]:
+    """Hand history: the player's finished deals, newest first."""
+    return (
+        Deal.objects.filter(players=user, finished_at__isnull=False)
+        .select_related("game__table__settings")
+        .order_by("-finished_at")
+    )
+
+
+def deal_detail(*, deal: Deal) -> dict[str, Any]:
+    """A finished deal: every public event and every shown hand."""
+    events = GameEvent.objects.filter(game=deal.game, deal_number=deal.number).order_by("seq")
+    return {
+        "id": deal.pk,
+        "game_id": deal.game_id,
+        "table": deal.game.table.name,
+        "number": deal.number,
+        "started_at": deal.started_at.isoformat(),
+        "finished_at": deal.finished_at.isoformat() if deal.finished_at else None,
+        "result": deal.result,
+        "events": [dict(e.as_message(), version=e.version) for e in events],
+    }

@@ -1,0 +1,386 @@
+"""Use cases of the live tables: the only writer of seats and game state.
+
+Every change runs in one transaction that locks the game row (``tables.locks``),
+asks the engine, saves the new state with its events and, only after commit,
+schedules the next timer and tells the connected players. Money moves only
+through ``wallet.services`` inside the same transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from accounts.models import User
+from game_engine.errors import RummyError
+from game_engine.events import Event
+from game_engine.game import GameState, apply, new_game
+from tables import clock, notify
+from tables.errors import (
+    AlreadySeated,
+    BadRequest,
+    GameInProgress,
+    NoGameRunning,
+    NotSeated,
+    TableError,
+    TableFull,
+    TableNotFound,
+)
+from tables.locks import game_for_update, table_for_update
+from tables.models import ClientRequest, Deal, GameEvent, PoolGame, Seat, Table
+from tables.selectors import game_header
+from wallet import services as wallet
+from wallet.errors import NothingToRefund, WalletError
+
+logger = logging.getLogger(__name__)
+
+#: Action types a player may send; everything else (timeout, start_deal) is the server's.
+PLAYER_ACTIONS = frozenset(
+    {
+        "draw",
+        "discard",
+        "finish",
+        "show",
+        "arrange",
+        "drop",
+        "auto_drop",
+        "im_back",
+        "rejoin",
+        "split_accept",
+        "split_decline",
+        "leave",
+    }
+)
+#: The sweep leaves a due deadline to its own timer task for this long first.
+SWEEP_GRACE = timedelta(seconds=1)
+
+
+# ---------------------------------------------------------------------------
+# seats before the game
+# ---------------------------------------------------------------------------
+def table_join(*, table_id: int, user: User) -> Seat:
+    """Pay the entry fee and take a seat, in one transaction.
+
+    Starts the game when the last seat is taken, or the start countdown once
+    two players are seated.
+    """
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        settings = table.settings
+        if not settings.active:
+            raise TableError("this table is closed")
+        game = _open_game(table)
+        if game.status == PoolGame.Status.RUNNING:
+            raise GameInProgress(
+                "a game is being played at this table; join when it ends or pick another table"
+            )
+        seats = list(game.seats.filter(left_at__isnull=True))
+        if any(s.user_id == user.pk for s in seats):
+            raise AlreadySeated("you already have a seat at this table")
+        if len(seats) >= settings.seats:
+            raise TableFull("every seat at this table is taken")
+        taken = {s.position for s in seats}
+        position = next(p for p in range(settings.seats) if p not in taken)
+        attempt = game.seats.filter(user=user).count() + 1
+        if settings.entry_fee:
+            wallet.pay_entry(
+                user=user,
+                game_ref=game.escrow_ref,
+                amount=settings.entry_fee,
+                idempotency_key=f"join:{game.pk}:{user.pk}:{attempt}",
+                memo=f"Entry fee, {table.name}",
+            )
+        seat = Seat.objects.create(game=game, position=position, user=user, is_bot=_is_bot(user))
+        seats.append(seat)
+        game.version += 1
+        if len(seats) == settings.seats:
+            _start_game(game, seats)
+        elif len(seats) >= 2 and game.deadline_at is None:
+            game.deadline_at = clock.now() + timedelta(seconds=settings.start_countdown_seconds)
+            game.deadline_kind = "start"
+        if game.status == PoolGame.Status.WAITING:
+            game.save()
+            _after_commit(game, [Event("seat_taken", {"position": position, "name": user.table_name})])
+        return seat
+
+
+def table_leave(*, table_id: int, user: User) -> None:
+    """Leave before the game starts: the entry fee comes back in full."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        game = PoolGame.objects.select_for_update(of=("self",)).filter(table=table, status__in=_OPEN).first()
+        if game is None:
+            raise NotSeated("you have no seat at this table")
+        if game.status == PoolGame.Status.RUNNING:
+            raise GameInProgress("the game has started; use the leave button at the table to forfeit")
+        seat = game.seats.filter(user=user, left_at__isnull=True).first()
+        if seat is None:
+            raise NotSeated("you have no seat at this table")
+        attempt = game.seats.filter(user=user).count()
+        with contextlib.suppress(NothingToRefund):  # a free table has nothing to give back
+            wallet.refund_entry(
+                user=user,
+                game_ref=game.escrow_ref,
+                idempotency_key=f"leave:{game.pk}:{user.pk}:{attempt}",
+                memo=f"Left {table.name} before the start",
+            )
+        seat.left_at = clock.now()
+        seat.save(update_fields=["left_at"])
+        remaining = game.seats.filter(left_at__isnull=True).count()
+        game.version += 1
+        if remaining < 2:
+            game.deadline_at = None
+            game.deadline_kind = ""
+        if remaining == 0:
+            game.status = PoolGame.Status.CANCELLED
+            game.finished_at = clock.now()
+        game.save()
+        _after_commit(game, [Event("seat_left", {"position": seat.position, "name": user.table_name})])
+
+
+# ---------------------------------------------------------------------------
+# the game
+# ---------------------------------------------------------------------------
+def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any]) -> dict[str, Any]:
+    """Apply one player action; returns the answer sent back to that player.
+
+    A repeated ``request_id`` returns the first answer and changes nothing. An
+    illegal action returns an error naming the rule and changes nothing.
+    """
+    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
+        raise BadRequest("every action needs a request_id: a string of 1 to 64 characters")
+    with transaction.atomic():
+        game = _lock_game(game_id)
+        first = ClientRequest.objects.filter(user=user, request_id=request_id).first()
+        if first is not None:
+            return dict(first.response, repeated=True)
+        try:
+            with transaction.atomic():  # a savepoint: a refused action leaves nothing behind
+                version = _player_action(game, user, action)
+            response: dict[str, Any] = {"ok": True, "version": version}
+        except (RummyError, TableError, WalletError) as exc:
+            response = {"ok": False, "error": error_payload(exc)}
+        ClientRequest.objects.create(user=user, request_id=request_id, game=game, response=response)
+        return response
+
+
+def _player_action(game: PoolGame, user: User, action: dict[str, Any]) -> int:
+    if not isinstance(action, dict) or action.get("type") not in PLAYER_ACTIONS:
+        kinds = ", ".join(sorted(PLAYER_ACTIONS))
+        raise BadRequest(
+            f"unknown action {action.get('type') if isinstance(action, dict) else action!r}; "
+            f"expected one of {kinds}"
+        )
+    if game.status != PoolGame.Status.RUNNING:
+        raise NoGameRunning("no game is being played at this table")
+    seat = game.seats.filter(user=user, left_at__isnull=True).first()
+    if seat is None or seat.engine_seat is None:
+        raise NotSeated("you are not playing in this game")
+    payload = {**action, "seat": seat.engine_seat, "at": clock.now_ms()}
+    state = GameState.from_dict(game.state)
+    new_state, events = apply(state, payload)
+    if action["type"] == "rejoin" and new_state.rules.entry_fee:
+        rejoins = new_state.players[seat.engine_seat].rejoins
+        wallet.pay_entry(
+            user=user,
+            game_ref=game.escrow_ref,
+            amount=new_state.rules.entry_fee,
+            idempotency_key=f"rejoin:{game.pk}:{user.pk}:{rejoins}",
+            memo=f"Rejoin fee, {game.table.name}",
+        )
+    _save(game, state, new_state, events)
+    return new_state.version
+
+
+def game_timeout(*, game_id: int, version: int) -> bool:
+    """Enforce the deadline scheduled at ``version``; a stale or early call does nothing.
+
+    Called by the timer task and by the sweep, possibly more than once for the
+    same deadline: only the first call that finds the game still at ``version``
+    and the deadline passed changes anything.
+    """
+    with transaction.atomic():
+        try:
+            game = game_for_update(game_id)
+        except PoolGame.DoesNotExist:
+            return False
+        if game.version != version or game.deadline_at is None or game.status not in _OPEN:
+            return False
+        if game.deadline_at > clock.now():
+            _after_commit(game, [])  # fired early (clock skew): schedule it again
+            return False
+        if game.status == PoolGame.Status.WAITING:
+            seats = list(game.seats.filter(left_at__isnull=True))
+            game.version += 1
+            if len(seats) >= 2:
+                _start_game(game, seats)
+            else:
+                game.deadline_at = None
+                game.deadline_kind = ""
+                game.save()
+                _after_commit(game, [])
+            return True
+        state = GameState.from_dict(game.state)
+        new_state, events = apply(state, {"type": "timeout", "at": clock.now_ms()})
+        _save(game, state, new_state, events)
+        return True
+
+
+def deadlines_sweep(*, now: datetime | None = None) -> int:
+    """Enforce every deadline that passed without its timer task (a lost or late worker)."""
+    cutoff = (now or clock.now()) - SWEEP_GRACE
+    due = PoolGame.objects.filter(status__in=_OPEN, deadline_at__lte=cutoff).values_list("pk", "version")
+    enforced = 0
+    for game_id, version in list(due):
+        try:
+            enforced += game_timeout(game_id=game_id, version=version)
+        except Exception:  # one broken game must not stop the sweep for the others
+            logger.exception("deadline sweep failed for game %s", game_id)
+    return enforced
+
+
+def error_payload(exc: Exception) -> dict[str, str]:
+    """The error as the client sees it: a code, the rule it enforces and words for people."""
+    if isinstance(exc, RummyError):
+        return {"code": exc.code, "rule": exc.rule, "message": str(exc)}
+    if isinstance(exc, TableError):
+        return {"code": exc.code, "rule": exc.rule, "message": str(exc)}
+    return {"code": type(exc).__name__, "rule": "", "message": str(exc)}
+
+
+# ---------------------------------------------------------------------------
+# internals
+# ---------------------------------------------------------------------------
+_OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
+
+
+def _lock_table(table_id: int) -> Table:
+    try:
+        return table_for_update(table_id)
+    except Table.DoesNotExist:
+        raise TableNotFound(f"there is no table {table_id}") from None
+
+
+def _lock_game(game_id: int) -> PoolGame:
+    try:
+        return game_for_update(game_id)
+    except PoolGame.DoesNotExist:
+        raise NoGameRunning(f"there is no game {game_id}") from None
+
+
+def _open_game(table: Table) -> PoolGame:
+    """The table's waiting or running game, locked; a new waiting game if there is none."""
+    game = PoolGame.objects.select_for_update(of=("self",)).filter(table=table, status__in=_OPEN).first()
+    if game is None:
+        game = PoolGame.objects.create(table=table)
+    return game
+
+
+def _is_bot(user: User) -> bool:
+    return bool(getattr(user, "is_bot", False))
+
+
+def _start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
+    ordered = sorted(seats, key=lambda s: s.position)
+    for index, seat in enumerate(ordered):
+        seat.engine_seat = index
+        seat.save(update_fields=["engine_seat"])
+    rules = game.table.settings.rules()
+    at = clock.now_ms()
+    state = new_game(rules, [(str(s.user_id), s.user.table_name) for s in ordered], seed=game.seed, at=at)
+    state.version = game.version  # versions stay monotonic across waiting and playing
+    game.seed = state.seed
+    game.status = PoolGame.Status.RUNNING
+    game.started_at = clock.now()
+    started = Event(
+        "game_started", {"players": [{"seat": i, "name": s.user.table_name} for i, s in enumerate(ordered)]}
+    )
+    new_state, events = apply(state, {"type": "start_deal", "at": at})
+    _save(game, state, new_state, [started, *events])
+
+
+def _save(game: PoolGame, old: GameState, new: GameState, events: list[Event]) -> None:
+    """Persist the engine's new state, its events, hand history and any settlement."""
+    now = clock.now()
+    game.state = new.to_dict()
+    game.version = new.version
+    deadline = new.deadline
+    game.deadline_at = clock.from_ms(deadline.at_ms) if deadline else None
+    game.deadline_kind = deadline.kind if deadline else ""
+    if new.deal_no != old.deal_no:
+        deal = Deal.objects.create(game=game, number=new.deal_no, started_at=now)
+        if new.deal is not None:
+            user_ids = [int(new.players[s].id) for s in new.deal.order]
+            deal.players.set(User.objects.filter(pk__in=user_ids))
+    if any(e.type == "deal_over" for e in events) and new.last_result is not None:
+        result = {
+            **new.last_result,
+            "names": {str(i): p.name for i, p in enumerate(new.players)},
+            "scores": {str(i): p.score for i, p in enumerate(new.players)},
+        }
+        Deal.objects.filter(game=game, number=new.last_result["deal_no"]).update(
+            result=result, finished_at=now
+        )
+    GameEvent.objects.bulk_create(
+        GameEvent(
+            game=game,
+            deal_number=new.deal_no,
+            version=new.version,
+            seq=game.event_count + i,
+            type=e.type,
+            data=e.data,
+        )
+        for i, e in enumerate(events)
+    )
+    game.event_count += len(events)
+    game_over = next((e for e in events if e.type == "game_over"), None)
+    if game_over is not None:
+        _settle(game, game_over.data)
+    game.save()
+    _after_commit(game, events)
+
+
+def _settle(game: PoolGame, result: dict[str, Any]) -> None:
+    """Pay the prize (or the split) and the rake, exactly as the engine computed them."""
+    payouts = {int(player_id): amount for player_id, amount in result["payouts"].items() if amount}
+    if result["fees_paid"]:  # a free table has no escrow to settle
+        wallet.settle_game(
+            game_ref=game.escrow_ref,
+            payouts=payouts,
+            rake=result["rake"],
+            idempotency_key=f"settle:{game.pk}",
+            memo=f"Prize, {game.table.name}",
+        )
+    game.status = PoolGame.Status.FINISHED
+    game.finished_at = clock.now()
+    game.result = result
+    game.deadline_at = None
+    game.deadline_kind = ""
+
+
+def _after_commit(game: PoolGame, events: list[Event]) -> None:
+    """After commit: schedule the timer for the new deadline and tell the players."""
+    game_id, table_id, version, deadline_at = game.pk, game.table_id, game.version, game.deadline_at
+    payload = [e.to_dict() for e in events]
+    state = game.state or None
+    header = game_header(game)
+
+    def effects() -> None:
+        if deadline_at is not None:
+            notify.schedule_timeout(game_id=game_id, version=version, eta=deadline_at)
+        notify.table_changed(
+            table_id=table_id, game_id=game_id, version=version, events=payload, state=state, game=header
+        )
+
+    transaction.on_commit(effects)
+
+
+def seat_of(*, game: PoolGame, user: User) -> Seat | None:
+    """The user's current seat in ``game``, if any."""
+    return game.seats.filter(Q(user=user) & Q(left_at__isnull=True)).first()

@@ -1,0 +1,19 @@
+"""Celery tasks: they turn deadlines into service calls and nothing else."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from tables import services
+
+
+@shared_task(name="tables.tasks.enforce_deadline", acks_late=True, ignore_result=True)
+def enforce_deadline(game_id: int, version: int) -> bool:
+    """Idempotent: a timer for a version the game has moved past does nothing."""
+    return services.game_timeout(game_id=game_id, version=version)
+
+
+@shared_task(name="tables.tasks.sweep_deadlines", acks_late=True, ignore_result=True)
+def sweep_deadlines() -> int:
+    """Beat's safety net: enforce every deadline whose timer task was lost."""
+    return services.deadlines_sweep()

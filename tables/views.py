@@ -1,0 +1,77 @@
+"""Pages of the lobby, the table and hand history."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from tables import selectors, services
+from tables.apis import deal_visible_to
+from tables.errors import TableError
+from tables.models import Table, TableSettings
+from wallet.errors import WalletError
+from wallet.selectors import wallet_balance
+
+
+@login_required
+def lobby(request: HttpRequest) -> HttpResponse:
+    fmt = request.GET.get("format") or None
+    status = request.GET.get("status") or None
+    rows = selectors.lobby_tables(fmt=fmt, status=status)
+    return render(
+        request,
+        "tables/lobby.html",
+        {
+            "tables": rows,
+            "formats": TableSettings.Format.choices,
+            "selected_format": fmt or "",
+            "selected_status": status or "",
+            "balance": wallet_balance(user=request.user),
+        },
+    )
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_join(table_id=table_id, user=request.user)
+    except (TableError, WalletError) as exc:
+        messages.error(request, str(exc))
+        return redirect("lobby")
+    return redirect("table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_leave(table_id=table_id, user=request.user)
+        messages.success(request, "You left the table; your entry fee is back in your wallet.")
+    except (TableError, WalletError) as exc:
+        messages.error(request, str(exc))
+    return redirect("lobby")
+
+
+@login_required
+def table(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table.objects.select_related("settings"), pk=table_id)
+    return render(
+        request, "tables/table.html", {"table": table, "summary": selectors.table_summary(table, None)}
+    )
+
+
+@login_required
+def history(request: HttpRequest) -> HttpResponse:
+    page = Paginator(selectors.finished_deals_for(user=request.user), 25).get_page(request.GET.get("page"))
+    return render(request, "tables/history.html", {"page": page})
+
+
+@login_required
+def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
+    deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
+    return render(request, "tables/deal.html", {"deal": selectors.deal_detail(deal=deal)})
