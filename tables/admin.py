@@ -1,0 +1,180 @@
+"""Staff tools: table settings are edited here; games, deals and events are read-only history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+
+from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
+from wallet.money import format_money
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """History is never edited: the service layer is its only writer."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class TableInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Table
+    extra = 1
+    fields = ("name",)
+
+
+@admin.register(TableSettings)
+class TableSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = (
+        "name",
+        "format",
+        "fee",
+        "seats",
+        "decks",
+        "turn_seconds",
+        "rake_bp",
+        "practice",
+        "active",
+    )
+    list_filter = ("format", "practice", "active")
+    search_fields = ("name",)
+    inlines = [TableInline]
+    fieldsets = (
+        (None, {"fields": ("name", "format", "entry_fee", "seats", "decks", "active")}),
+        (
+            "Clocks (seconds)",
+            {
+                "fields": (
+                    "turn_seconds",
+                    "extra_time_seconds",
+                    "declare_seconds",
+                    "pause_seconds",
+                    "start_countdown_seconds",
+                    "rejoin_window_seconds",
+                    "split_offer_seconds",
+                )
+            },
+        ),
+        ("Money and splits", {"fields": ("rake_bp", "auto_split_min_fee", "rejoin_max_fee", "point_value")}),
+        ("Practice", {"fields": ("practice", "bot_wait_seconds")}),
+    )
+
+    @admin.display(description="entry fee")
+    def fee(self, obj: TableSettings) -> str:
+        return format_money(obj.entry_fee)
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("name", "settings", "created_at")
+    list_filter = ("settings__format",)
+    search_fields = ("name",)
+
+
+class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Seat
+    extra = 0
+    fields = ("position", "engine_seat", "user", "is_bot", "joined_at", "left_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class DealInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Deal
+    extra = 0
+    fields = ("number", "started_at", "finished_at")
+    readonly_fields = fields
+    show_change_link = True
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(PoolGame)
+class PoolGameAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "table",
+        "status",
+        "version",
+        "deadline_kind",
+        "deadline_at",
+        "started_at",
+        "finished_at",
+    )
+    list_filter = ("status", "table__settings__format")
+    search_fields = ("table__name", "seats__user__username")
+    readonly_fields = (
+        "table",
+        "status",
+        "version",
+        "event_count",
+        "deadline_at",
+        "deadline_kind",
+        "seed",
+        "result",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
+    exclude = ("state",)
+    inlines = [SeatInline, DealInline]
+
+
+@admin.register(Deal)
+class DealAdmin(ReadOnlyAdmin):
+    """Hand history for support staff: every event and every shown hand of a deal."""
+
+    list_display = ("id", "game", "number", "started_at", "finished_at")
+    list_filter = ("game__table__settings__format",)
+    search_fields = ("game__table__name", "players__username")
+    readonly_fields = ("game", "number", "started_at", "finished_at", "shown_hands", "event_log")
+    exclude = ("result", "players")
+
+    @admin.display(description="shown hands")
+    def shown_hands(self, obj: Deal) -> str:
+        result = obj.result or {}
+        names = result.get("names", {})
+        rows = [
+            (
+                names.get(seat, seat),
+                p.get("status"),
+                p.get("points"),
+                "  ".join(" ".join(g) for g in (p.get("groups") or [])) or "—",
+            )
+            for seat, p in result.get("players", {}).items()
+        ]
+        if not rows:
+            return "—"
+        return format_html(
+            "<p>Cut joker: {}</p><table><tr><th>player</th><th>status</th><th>points</th><th>groups</th></tr>{}</table>",
+            result.get("cut_joker", "?"),
+            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows),
+        )
+
+    @admin.display(description="events")
+    def event_log(self, obj: Deal) -> str:
+        events = GameEvent.objects.filter(game=obj.game, deal_number=obj.number).order_by("seq")
+        return format_html(
+            "<ol>{}</ol>",
+            format_html_join("", "<li><code>{}</code> {}</li>", ((e.type, e.data) for e in events)),
+        )
+
+
+@admin.register(GameEvent)
+class GameEventAdmin(ReadOnlyAdmin):
+    list_display = ("game", "deal_number", "seq", "version", "type", "created_at")
+    list_filter = ("type",)
+    search_fields = ("game__table__name",)
