@@ -11,6 +11,8 @@ class User(AbstractUser):
         max_length=24, blank=True, help_text="Shown to other players at the table; the username if blank."
     )
 
+    is_bot = models.BooleanField(default=False, help_text="A practice-table bot, not a person.")
+
     @property
     def table_name(self) -> str:
         return self.display_name or self.username

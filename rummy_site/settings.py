@@ -56,6 +56,8 @@ CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
 SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+#: Practice bots think between these many milliseconds before each move.
+BOT_THINK_MS = (_int("BOT_THINK_MIN_MS", 700), _int("BOT_THINK_MAX_MS", 1800))
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 
 # ---------------------------------------------------------------------------

@@ -9,4 +9,5 @@ urlpatterns = [
     path("tables/<int:table_id>/leave/", apis.TableLeaveApi.as_view(), name="api-table-leave"),
     path("history/deals/", apis.DealHistoryApi.as_view(), name="api-deal-history"),
     path("history/deals/<int:deal_id>/", apis.DealDetailApi.as_view(), name="api-deal-detail"),
+    path("groups/evaluate/", apis.GroupsEvaluateApi.as_view(), name="api-groups-evaluate"),
 ]

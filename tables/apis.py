@@ -13,6 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from game_engine.cards import card_points, parse_cards
+from game_engine.errors import RummyError
+from game_engine.melds import classify_group, is_valid_declaration, score_arrangement
 from tables import selectors, services
 from tables.errors import TableError, TableNotFound
 from tables.models import Deal, Table
@@ -160,3 +163,63 @@ class DealDetailApi(APIView):
 def deal_visible_to(user: Any) -> Any:
     deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
     return deals if user.is_staff else deals.filter(players=user)
+
+
+class GroupsEvaluateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    groups = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(max_length=8), max_length=14),
+        max_length=14,
+        help_text="The arrangement, as lists of card codes (e.g. [['AH', '2H', '3H'], ['PJ', '5D', '5C']]).",
+    )
+    wild_rank = serializers.IntegerField(min_value=1, max_value=13, help_text="The deal's wild rank (A = 1).")
+
+
+GroupsVerdictSerializer = inline_serializer(
+    name="GroupsVerdict",
+    fields={
+        "groups": inline_serializer(
+            name="GroupVerdict",
+            fields={"kind": serializers.CharField(), "points": serializers.IntegerField()},
+            many=True,
+        ),
+        "points": serializers.IntegerField(),
+        "valid": serializers.BooleanField(),
+    },
+)
+
+
+class GroupsEvaluateApi(APIView):
+    @extend_schema(
+        operation_id="groups_evaluate",
+        tags=["tables"],
+        request=GroupsEvaluateSerializer,
+        responses={200: GroupsVerdictSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """The engine's verdict on an arrangement: each group's kind and points, and the whole show.
+
+        ``kind`` is ``pure_sequence``, ``impure_sequence``, ``set`` or ``invalid``; a
+        group's ``points`` are what its cards would count if it does not help (jokers 0);
+        ``points`` is the RULES §5 count of the arrangement and ``valid`` whether it is a
+        valid declaration (RULES §4, 13 cards).
+        """
+        data = GroupsEvaluateSerializer(data=request.data)
+        if not data.is_valid():
+            message = "; ".join(f"{k}: {v}" for k, v in data.errors.items())
+            return Response({"code": "bad_request", "rule": "", "message": message}, status=400)
+        wild = data.validated_data["wild_rank"]
+        try:
+            groups = [parse_cards(g) for g in data.validated_data["groups"]]
+        except RummyError as exc:
+            return Response({"code": type(exc).__name__, "rule": "RULES §1", "message": str(exc)}, status=400)
+        verdict = score_arrangement(groups, wild)
+        return Response(
+            {
+                "groups": [
+                    {"kind": str(classify_group(g, wild)), "points": sum(card_points(c, wild) for c in g)}
+                    for g in groups
+                ],
+                "points": verdict.points,
+                "valid": is_valid_declaration(groups, wild),
+            }
+        )

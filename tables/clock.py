@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.utils import timezone
 
 
 def now() -> datetime:
     return timezone.now()
+
+
+class OffsetClock:
+    """Real time plus an offset moved forward by hand: tests and simulations skip waits."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta(0)
+
+    def now(self) -> datetime:
+        return timezone.now() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += timedelta(seconds=seconds)
 
 
 def now_ms() -> int:

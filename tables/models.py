@@ -71,6 +71,8 @@ class TableSettings(models.Model):
         return self.name
 
     def clean(self) -> None:
+        if self.practice and self.entry_fee:
+            raise ValidationError("practice tables are free: set the entry fee to 0")
         try:
             self.rules()
         except ValueError as exc:
@@ -134,6 +136,8 @@ class PoolGame(models.Model):
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     deadline_kind = models.CharField(max_length=12, blank=True)
     seed = models.BigIntegerField(null=True, blank=True, help_text="Shuffle seed; set for tests and replays.")
+    #: Engine seats played by bots (practice tables), so bot moves are scheduled without a query.
+    bot_seats = models.JSONField(default=list, blank=True)
     result = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -8,6 +8,9 @@ state itself: every consumer rebuilds its player's view from the database
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +18,21 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 logger = logging.getLogger(__name__)
+_suppressed = threading.local()
+
+
+@contextmanager
+def suppressed() -> Iterator[None]:
+    """No timers, bot tasks or notices in this thread: for offline simulations that drive time themselves."""
+    _suppressed.on = True
+    try:
+        yield
+    finally:
+        _suppressed.on = False
+
+
+def _is_suppressed() -> bool:
+    return getattr(_suppressed, "on", False)
 
 
 def table_group(table_id: int) -> str:
@@ -24,10 +42,23 @@ def table_group(table_id: int) -> str:
 def schedule_timeout(*, game_id: int, version: int, eta: datetime) -> None:
     from tables.tasks import enforce_deadline
 
+    if _is_suppressed():
+        return
     try:
         enforce_deadline.apply_async(args=(game_id, version), eta=eta)
     except Exception:  # the beat sweep enforces the deadline anyway
         logger.exception("could not schedule the timer of game %s at version %s", game_id, version)
+
+
+def schedule_bot_move(*, game_id: int, version: int, delay: float) -> None:
+    from tables.tasks import bot_move
+
+    if _is_suppressed():
+        return
+    try:
+        bot_move.apply_async(args=(game_id, version), countdown=delay)
+    except Exception:  # the turn timer still moves a stuck bot on
+        logger.exception("could not schedule a bot move in game %s at version %s", game_id, version)
 
 
 def table_changed(
@@ -45,7 +76,7 @@ def table_changed(
     server processes; each consumer turns it into its own seat's view.
     """
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or _is_suppressed():
         return
     message: dict[str, Any] = {
         "type": "table.changed",

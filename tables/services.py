@@ -21,7 +21,7 @@ from accounts.models import User
 from game_engine.errors import RummyError
 from game_engine.events import Event
 from game_engine.game import GameState, apply, new_game
-from tables import clock, notify
+from tables import clock, notify, practice
 from tables.errors import (
     AlreadySeated,
     BadRequest,
@@ -101,6 +101,10 @@ def table_join(*, table_id: int, user: User) -> Seat:
         game.version += 1
         if len(seats) == settings.seats:
             _start_game(game, seats)
+        elif settings.practice and game.deadline_at is None:
+            # RULES-free house rule: a practice table fills its empty seats with bots after a short wait.
+            game.deadline_at = clock.now() + timedelta(seconds=settings.bot_wait_seconds)
+            game.deadline_kind = "bots"
         elif len(seats) >= 2 and game.deadline_at is None:
             game.deadline_at = clock.now() + timedelta(seconds=settings.start_countdown_seconds)
             game.deadline_kind = "start"
@@ -218,6 +222,8 @@ def game_timeout(*, game_id: int, version: int) -> bool:
         if game.status == PoolGame.Status.WAITING:
             seats = list(game.seats.filter(left_at__isnull=True))
             game.version += 1
+            if game.deadline_kind == "bots" and seats:
+                seats += _seat_bots(game, seats)
             if len(seats) >= 2:
                 _start_game(game, seats)
             else:
@@ -286,11 +292,23 @@ def _is_bot(user: User) -> bool:
     return bool(getattr(user, "is_bot", False))
 
 
+def _seat_bots(game: PoolGame, seats: list[Seat]) -> list[Seat]:
+    """Practice: bots take every empty seat (practice tables are free, so no fee moves)."""
+    taken = {s.position for s in seats}
+    free = [p for p in range(game.table.settings.seats) if p not in taken]
+    bots = practice.bot_users(len(free), exclude=[s.user_id for s in seats])
+    return [
+        Seat.objects.create(game=game, position=p, user=bot, is_bot=True)
+        for p, bot in zip(free, bots, strict=True)
+    ]
+
+
 def _start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
     ordered = sorted(seats, key=lambda s: s.position)
     for index, seat in enumerate(ordered):
         seat.engine_seat = index
         seat.save(update_fields=["engine_seat"])
+    game.bot_seats = [s.engine_seat for s in ordered if s.is_bot]
     rules = game.table.settings.rules()
     at = clock.now_ms()
     state = new_game(rules, [(str(s.user_id), s.user.table_name) for s in ordered], seed=game.seed, at=at)
@@ -343,7 +361,8 @@ def _save(game: PoolGame, old: GameState, new: GameState, events: list[Event]) -
     if game_over is not None:
         _settle(game, game_over.data)
     game.save()
-    _after_commit(game, events)
+    bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
+    _after_commit(game, events, bot_due=bot_due)
 
 
 def _settle(game: PoolGame, result: dict[str, Any]) -> None:
@@ -364,8 +383,8 @@ def _settle(game: PoolGame, result: dict[str, Any]) -> None:
     game.deadline_kind = ""
 
 
-def _after_commit(game: PoolGame, events: list[Event]) -> None:
-    """After commit: schedule the timer for the new deadline and tell the players."""
+def _after_commit(game: PoolGame, events: list[Event], *, bot_due: bool = False) -> None:
+    """After commit: schedule the timer for the new deadline (and a bot's move) and tell the players."""
     game_id, table_id, version, deadline_at = game.pk, game.table_id, game.version, game.deadline_at
     payload = [e.to_dict() for e in events]
     state = game.state or None
@@ -374,6 +393,8 @@ def _after_commit(game: PoolGame, events: list[Event]) -> None:
     def effects() -> None:
         if deadline_at is not None:
             notify.schedule_timeout(game_id=game_id, version=version, eta=deadline_at)
+        if bot_due:
+            notify.schedule_bot_move(game_id=game_id, version=version, delay=practice.think_seconds())
         notify.table_changed(
             table_id=table_id, game_id=game_id, version=version, events=payload, state=state, game=header
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tables import services
+from tables import practice, services
 
 
 @shared_task(name="tables.tasks.enforce_deadline", acks_late=True, ignore_result=True)
@@ -17,3 +17,9 @@ def enforce_deadline(game_id: int, version: int) -> bool:
 def sweep_deadlines() -> int:
     """Beat's safety net: enforce every deadline whose timer task was lost."""
     return services.deadlines_sweep()
+
+
+@shared_task(name="tables.tasks.bot_move", acks_late=True, ignore_result=True)
+def bot_move(game_id: int, version: int) -> bool:
+    """A practice bot's move at ``version``; a stale or repeated task does nothing."""
+    return practice.bot_move(game_id=game_id, version=version)

@@ -3,29 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from accounts.models import User
 from tables import clock as table_clock
+from tables.clock import OffsetClock
 from tables.models import Table, TableSettings
 from wallet.services import grant
 
-
-class FakeClock:
-    """Real time plus an offset the test moves forward; the engine sees time only through it."""
-
-    def __init__(self) -> None:
-        self.offset = timedelta(0)
-
-    def now(self) -> datetime:
-        return timezone.now() + self.offset
-
-    def advance(self, seconds: float) -> None:
-        self.offset += timedelta(seconds=seconds)
+FakeClock = OffsetClock
 
 
 @pytest.fixture
