@@ -26,6 +26,11 @@ DEMO_TABLES = [
     ("201 Pool · 25 chips", "201", 2_500, 6, 1),
     ("Points Rummy · 1 chip a point", "points", 8_000, 6, 1),
 ]
+#: Free tables where bots take the empty seats: a newcomer can play alone at once.
+PRACTICE_TABLES = [
+    ("Practice 101 · you and 2 bots", "101", 3),
+    ("Practice 101 · full table of bots", "101", 6),
+]
 
 
 class Command(BaseCommand):
@@ -51,3 +56,17 @@ class Command(BaseCommand):
                     for n in range(1, count + 1):
                         Table.objects.create(settings=kind, name=f"{name} #{n}" if count > 1 else name)
                     self.stdout.write(f"created {count} table(s): {name}")
+            for name, fmt, seats in PRACTICE_TABLES:
+                kind, created = TableSettings.objects.get_or_create(
+                    name=name,
+                    defaults={
+                        "format": fmt,
+                        "entry_fee": 0,
+                        "seats": seats,
+                        "practice": True,
+                        "bot_wait_seconds": 3,
+                    },
+                )
+                if created:
+                    Table.objects.create(settings=kind, name=name)
+                    self.stdout.write(f"created practice table: {name}")
