@@ -22,7 +22,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 WHITENOISE_USE_FINDERS = True
 
+# One test database per pytest run, so that runs side by side never share one. On
+# SQLite it is a file, not memory, so that servers the tests start in subprocesses
+# (Daphne, Celery) can open it; they are given its name in DATABASE_URL.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    # A file, not memory, so that servers the tests start in subprocesses (Daphne,
-    # Celery) see the same test database.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}  # noqa: F405
+else:
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}  # noqa: F405

@@ -2,7 +2,7 @@
 
 The consumer translates between the wire and the services. A group message is
 only a notice that the game reached some version: when it carries exactly the
-next version the consumer uses its events and state, otherwise it rebuilds its
+next version the consumer forwards its events and this seat's view, otherwise it rebuilds its
 player's view from the database, so a dropped notice costs a query, not a move.
 """
 
@@ -14,8 +14,6 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from game_engine.game import GameState
-from game_engine.views import view_for
 from tables import selectors, services
 from tables.errors import TableError
 from tables.models import PoolGame, Table
@@ -125,17 +123,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         version = int(event["version"])
         if event.get("game_id") == self.game_id and version <= self.version:
             return  # already sent (the snapshot was newer than this notice)
-        if event.get("game_id") != self.game_id or version != self.version + 1 or "state" not in event:
+        if event.get("game_id") != self.game_id or version != self.version + 1 or "views" not in event:
             await self.send_update_from_db()
             return
-        state = GameState.from_dict(event["state"])
+        views = event["views"]
         self.version = version
         await self.send_json(
             {
                 "type": "update",
                 "version": version,
                 "events": event["events"],
-                "view": view_for(state, self.seat),
+                "view": views["spectator"] if self.seat is None else views[str(self.seat)],
                 "game": event.get("game"),
             }
         )

@@ -1,7 +1,7 @@
 """After-commit side effects: timers on Celery, notices on the channel layer.
 
 A group message is a notice that the game moved to ``version``, never the
-state itself: every consumer rebuilds its player's view from the database
+state itself: a consumer that missed a version rebuilds its player's view from the database
 (RULES of delivery: the channel layer is at-most-once and drops past capacity).
 """
 
@@ -67,13 +67,14 @@ def table_changed(
     game_id: int,
     version: int,
     events: list[dict[str, Any]],
-    state: dict[str, Any] | None,
+    views: dict[str, Any] | None,
     game: dict[str, Any] | None,
 ) -> None:
     """Tell every consumer at the table that the game reached ``version``.
 
-    ``state`` (the whole engine state, hands included) travels only between
-    server processes; each consumer turns it into its own seat's view.
+    ``views`` holds every seat's view (key ``"spectator"`` for the public one),
+    computed once here; it travels only between server processes, and each
+    consumer sends its own player nothing but that player's view.
     """
     layer = get_channel_layer()
     if layer is None or _is_suppressed():
@@ -85,8 +86,8 @@ def table_changed(
         "events": events,
         "game": game,
     }
-    if state is not None:
-        message["state"] = state
+    if views is not None:
+        message["views"] = views
     try:
         async_to_sync(layer.group_send)(table_group(table_id), message)
         async_to_sync(layer.group_send)("lobby", {"type": "lobby.update", "tables": [table_id]})

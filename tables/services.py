@@ -21,6 +21,7 @@ from accounts.models import User
 from game_engine.errors import RummyError
 from game_engine.events import Event
 from game_engine.game import GameState, apply, new_game
+from game_engine.views import view_for
 from tables import clock, notify, practice
 from tables.errors import (
     AlreadySeated,
@@ -362,7 +363,9 @@ def _save(game: PoolGame, old: GameState, new: GameState, events: list[Event]) -
         _settle(game, game_over.data)
     game.save()
     bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
-    _after_commit(game, events, bot_due=bot_due)
+    views = {str(seat): view_for(new, seat) for seat in range(len(new.players))}
+    views["spectator"] = view_for(new, None)
+    _after_commit(game, events, bot_due=bot_due, views=views)
 
 
 def _settle(game: PoolGame, result: dict[str, Any]) -> None:
@@ -383,11 +386,12 @@ def _settle(game: PoolGame, result: dict[str, Any]) -> None:
     game.deadline_kind = ""
 
 
-def _after_commit(game: PoolGame, events: list[Event], *, bot_due: bool = False) -> None:
+def _after_commit(
+    game: PoolGame, events: list[Event], *, bot_due: bool = False, views: dict[str, Any] | None = None
+) -> None:
     """After commit: schedule the timer for the new deadline (and a bot's move) and tell the players."""
     game_id, table_id, version, deadline_at = game.pk, game.table_id, game.version, game.deadline_at
     payload = [e.to_dict() for e in events]
-    state = game.state or None
     header = game_header(game)
 
     def effects() -> None:
@@ -396,7 +400,7 @@ def _after_commit(game: PoolGame, events: list[Event], *, bot_due: bool = False)
         if bot_due:
             notify.schedule_bot_move(game_id=game_id, version=version, delay=practice.think_seconds())
         notify.table_changed(
-            table_id=table_id, game_id=game_id, version=version, events=payload, state=state, game=header
+            table_id=table_id, game_id=game_id, version=version, events=payload, views=views, game=header
         )
 
     transaction.on_commit(effects)
