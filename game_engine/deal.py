@@ -1,0 +1,695 @@
+"""One deal as a state machine (RULES §4-6).
+
+``DealState`` is mutable but only ever mutated on a private copy made by
+``game.apply`` (copy-on-write), so callers never see a state change in place.
+
+Deal phases: "turn" (someone is on turn), "finishing" (the declarer has placed a
+card in the finish slot and must show within the declaration time), "showing"
+(after a valid show, the losers show within the declaration time), "done".
+
+Seat statuses: "playing", "dropped" (drop, auto drop, three missed turns or
+leaving), "wrong_show", "won", "shown" (a loser who showed or was scored at
+the declaration deadline).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from game_engine.cards import Card, build_packs, is_joker, parse_card, sort_key, wild_rank_for_cut
+from game_engine.errors import IllegalActionError, InvalidArrangementError, NotYourTurnError
+from game_engine.events import Deadline, Event
+from game_engine.formats import TableRules
+from game_engine.melds import is_valid_declaration, score_arrangement
+
+HAND_SIZE = 13
+
+TURN = "turn"
+FINISHING = "finishing"
+SHOWING = "showing"
+DONE = "done"
+
+PLAYING = "playing"
+DROPPED = "dropped"
+WRONG_SHOW = "wrong_show"
+WON = "won"
+SHOWN = "shown"
+
+Groups = list[list[Card]]
+
+
+def deal_rng(seed: int, deal_no: int, what: str) -> random.Random:
+    """Deterministic RNG for one shuffle of one deal (replays are exact)."""
+    return random.Random(f"{seed}:{deal_no}:{what}")
+
+
+@dataclass(slots=True)
+class Ctx:
+    """What a deal needs from the pool game: its rules, seed and auto-drop flags."""
+
+    rules: TableRules
+    seed: int
+    auto_drop: frozenset[int] = frozenset()
+    events: list[Event] = field(default_factory=list)
+
+    def emit(self, type_: str, **data: Any) -> None:
+        self.events.append(Event(type_, data))
+
+
+@dataclass(slots=True)
+class DealState:
+    deal_no: int
+    order: list[int]
+    hands: dict[int, list[Card]]
+    closed: list[Card]
+    open_pile: list[Card]
+    cut_joker: Card
+    wild_rank: int
+    extra_ms: dict[int, int]
+    status: dict[int, str]
+    points: dict[int, int]
+    turns_taken: dict[int, int]
+    missed: dict[int, int]
+    turn: int
+    turn_started_at: int
+    arrangements: dict[int, Groups] = field(default_factory=dict)
+    shown: dict[int, Groups] = field(default_factory=dict)
+    deal_show: list[int] = field(default_factory=list)
+    drop_reason: dict[int, str] = field(default_factory=dict)
+    phase: str = TURN
+    drawn: Card | None = None
+    drawn_source: str | None = None
+    charged_until: int = 0
+    in_extra: bool = False
+    finish_slot: Card | None = None
+    declarer: int | None = None
+    declare_deadline: int = 0
+    reshuffles: int = 0
+    winner: int | None = None
+
+    # ------------------------------------------------------------------ copy / serialization
+    def clone(self) -> DealState:
+        return DealState(
+            deal_no=self.deal_no,
+            order=list(self.order),
+            hands={k: list(v) for k, v in self.hands.items()},
+            closed=list(self.closed),
+            open_pile=list(self.open_pile),
+            cut_joker=self.cut_joker,
+            wild_rank=self.wild_rank,
+            extra_ms=dict(self.extra_ms),
+            status=dict(self.status),
+            points=dict(self.points),
+            turns_taken=dict(self.turns_taken),
+            missed=dict(self.missed),
+            turn=self.turn,
+            turn_started_at=self.turn_started_at,
+            arrangements={k: [list(g) for g in v] for k, v in self.arrangements.items()},
+            shown={k: [list(g) for g in v] for k, v in self.shown.items()},
+            deal_show=list(self.deal_show),
+            drop_reason=dict(self.drop_reason),
+            phase=self.phase,
+            drawn=self.drawn,
+            drawn_source=self.drawn_source,
+            charged_until=self.charged_until,
+            in_extra=self.in_extra,
+            finish_slot=self.finish_slot,
+            declarer=self.declarer,
+            declare_deadline=self.declare_deadline,
+            reshuffles=self.reshuffles,
+            winner=self.winner,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        def cards(cs: Sequence[Card]) -> list[str]:
+            return [c.code for c in cs]
+
+        def seatmap(m: dict[int, Any]) -> dict[str, Any]:
+            return {str(k): v for k, v in m.items()}
+
+        return {
+            "deal_no": self.deal_no,
+            "order": list(self.order),
+            "hands": {str(k): cards(v) for k, v in self.hands.items()},
+            "closed": cards(self.closed),
+            "open_pile": cards(self.open_pile),
+            "cut_joker": self.cut_joker.code,
+            "wild_rank": self.wild_rank,
+            "extra_ms": seatmap(self.extra_ms),
+            "status": seatmap(self.status),
+            "points": seatmap(self.points),
+            "turns_taken": seatmap(self.turns_taken),
+            "missed": seatmap(self.missed),
+            "turn": self.turn,
+            "turn_started_at": self.turn_started_at,
+            "arrangements": {str(k): [cards(g) for g in v] for k, v in self.arrangements.items()},
+            "shown": {str(k): [cards(g) for g in v] for k, v in self.shown.items()},
+            "deal_show": list(self.deal_show),
+            "drop_reason": seatmap(self.drop_reason),
+            "phase": self.phase,
+            "drawn": self.drawn.code if self.drawn else None,
+            "drawn_source": self.drawn_source,
+            "charged_until": self.charged_until,
+            "in_extra": self.in_extra,
+            "finish_slot": self.finish_slot.code if self.finish_slot else None,
+            "declarer": self.declarer,
+            "declare_deadline": self.declare_deadline,
+            "reshuffles": self.reshuffles,
+            "winner": self.winner,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> DealState:
+        def cards(cs: Sequence[str]) -> list[Card]:
+            return [parse_card(c) for c in cs]
+
+        def seatmap(m: dict[str, Any]) -> dict[int, Any]:
+            return {int(k): v for k, v in m.items()}
+
+        return cls(
+            deal_no=d["deal_no"],
+            order=list(d["order"]),
+            hands={int(k): cards(v) for k, v in d["hands"].items()},
+            closed=cards(d["closed"]),
+            open_pile=cards(d["open_pile"]),
+            cut_joker=parse_card(d["cut_joker"]),
+            wild_rank=d["wild_rank"],
+            extra_ms=seatmap(d["extra_ms"]),
+            status=seatmap(d["status"]),
+            points=seatmap(d["points"]),
+            turns_taken=seatmap(d["turns_taken"]),
+            missed=seatmap(d["missed"]),
+            turn=d["turn"],
+            turn_started_at=d["turn_started_at"],
+            arrangements={int(k): [cards(g) for g in v] for k, v in d["arrangements"].items()},
+            shown={int(k): [cards(g) for g in v] for k, v in d["shown"].items()},
+            deal_show=list(d["deal_show"]),
+            drop_reason=seatmap(d["drop_reason"]),
+            phase=d["phase"],
+            drawn=parse_card(d["drawn"]) if d["drawn"] else None,
+            drawn_source=d["drawn_source"],
+            charged_until=d["charged_until"],
+            in_extra=d["in_extra"],
+            finish_slot=parse_card(d["finish_slot"]) if d["finish_slot"] else None,
+            declarer=d["declarer"],
+            declare_deadline=d["declare_deadline"],
+            reshuffles=d["reshuffles"],
+            winner=d["winner"],
+        )
+
+    # ------------------------------------------------------------------ queries
+    def active(self) -> list[int]:
+        """Seats still playing this deal, in play order."""
+        return [s for s in self.order if self.status[s] == PLAYING]
+
+    @property
+    def dealer(self) -> int:
+        return self.order[-1]
+
+    def turn_deadline(self, rules: TableRules) -> int:
+        return self.turn_started_at + rules.turn_ms
+
+    def deadline(self, rules: TableRules) -> Deadline | None:
+        if self.phase == TURN:
+            if self.in_extra:
+                start = max(self.turn_deadline(rules), self.charged_until)
+                return Deadline(start + self.extra_ms.get(self.turn, 0), "extra", self.turn)
+            return Deadline(self.turn_deadline(rules), "turn", self.turn)
+        if self.phase == FINISHING:
+            return Deadline(self.declare_deadline, "declare", self.declarer)
+        if self.phase == SHOWING:
+            return Deadline(self.declare_deadline, "declare", None)
+        return None
+
+    def arrangement_of(self, seat: int) -> Groups:
+        """The player's current grouping, or the default sorted arrangement."""
+        groups = self.arrangements.get(seat)
+        if groups is not None:
+            return [list(g) for g in groups]
+        return default_groups(self.hands[seat])
+
+    def all_cards(self) -> list[Card]:
+        """Every card of the deal (for conservation checks)."""
+        out: list[Card] = [self.cut_joker, *self.closed, *self.open_pile]
+        for hand in self.hands.values():
+            out.extend(hand)
+        if self.finish_slot is not None:
+            out.append(self.finish_slot)
+        return out
+
+    def public_result(self) -> dict[str, Any]:
+        players: dict[str, Any] = {}
+        for s in self.order:
+            shown = self.shown.get(s)
+            players[str(s)] = {
+                "status": self.status[s],
+                "points": self.points[s],
+                "deal_show": s in self.deal_show,
+                "reason": self.drop_reason.get(s),
+                "groups": [[c.code for c in g] for g in shown] if shown is not None else None,
+            }
+        return {
+            "deal_no": self.deal_no,
+            "winner": self.winner,
+            "declarer": self.declarer,
+            "cut_joker": self.cut_joker.code,
+            "wild_rank": self.wild_rank,
+            "finish_card": self.finish_slot.code if self.finish_slot else None,
+            "players": players,
+        }
+
+
+def default_groups(hand: Sequence[Card]) -> Groups:
+    """Default sorted arrangement (RULES §5 [chosen]): sorted, one group per suit, printed jokers last."""
+    groups: dict[str, list[Card]] = {}
+    for c in sorted(hand, key=sort_key):
+        groups.setdefault(c.suit or "PJ", []).append(c)
+    return list(groups.values())
+
+
+def check_groups(groups: Sequence[Sequence[Card]], hand: Sequence[Card], what: str) -> Groups:
+    """The groups must hold exactly ``hand`` as a multiset."""
+    flat = [c for g in groups for c in g]
+    if Counter(flat) != Counter(hand):
+        raise InvalidArrangementError(
+            f"{what} must contain exactly the {len(hand)} cards of the hand, got {len(flat)} cards"
+        )
+    return [list(g) for g in groups if g]
+
+
+def _remove(cards: list[Card], card: Card) -> None:
+    cards.remove(card)
+
+
+def _arr_remove(d: DealState, seat: int, card: Card) -> None:
+    groups = d.arrangements.get(seat)
+    if groups is None:
+        return
+    for g in groups:
+        if card in g:
+            g.remove(card)
+            break
+    d.arrangements[seat] = [g for g in groups if g]
+
+
+def _arr_add(d: DealState, seat: int, card: Card) -> None:
+    groups = d.arrangements.get(seat)
+    if groups is not None:
+        groups.append([card])
+
+
+# ---------------------------------------------------------------------- dealing
+def new_deal(deal_no: int, order: list[int], extra_ms: dict[int, int], at: int, ctx: Ctx) -> DealState:
+    """Shuffle, deal 13 each, cut the joker, turn the first open card (RULES §6, §2)."""
+    rules = ctx.rules
+    pack = build_packs(rules.decks)
+    deal_rng(ctx.seed, deal_no, "deal").shuffle(pack)
+    hands: dict[int, list[Card]] = {s: [] for s in order}
+    for _ in range(HAND_SIZE):
+        for s in order:
+            hands[s].append(pack.pop())
+    cut = pack.pop(deal_rng(ctx.seed, deal_no, "cut").randrange(len(pack)))
+    open_card = pack.pop()
+    wild = wild_rank_for_cut(cut)
+    d = DealState(
+        deal_no=deal_no,
+        order=list(order),
+        hands=hands,
+        closed=pack,
+        open_pile=[open_card],
+        cut_joker=cut,
+        wild_rank=wild,
+        extra_ms={s: extra_ms[s] for s in order},
+        status={s: PLAYING for s in order},
+        points={s: 0 for s in order},
+        turns_taken={s: 0 for s in order},
+        missed={s: 0 for s in order},
+        turn=order[0],
+        turn_started_at=at,
+        charged_until=at,
+    )
+    ctx.emit(
+        "deal_started",
+        deal_no=deal_no,
+        order=list(order),
+        dealer=order[-1],
+        first=order[0],
+        cut_joker=cut.code,
+        wild_rank=wild,
+        open_card=open_card.code,
+        closed_count=len(pack),
+    )
+    _start_turn(d, order[0], at, ctx)
+    return d
+
+
+def _start_turn(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
+    d.turn = seat
+    d.turn_started_at = at
+    d.charged_until = at
+    d.in_extra = False
+    d.drawn = None
+    d.drawn_source = None
+    if seat in ctx.auto_drop:
+        _drop(d, seat, at, ctx, "auto_drop")
+        return
+    ctx.emit("turn", seat=seat, deal_no=d.deal_no, started_at=at, deadline=at + ctx.rules.turn_ms)
+
+
+def _next_turn(d: DealState, at: int, ctx: Ctx) -> None:
+    """Pass the turn to the next player still in the deal, or end the deal (RULES §6)."""
+    active = d.active()
+    if len(active) <= 1:
+        _end_last_standing(d, ctx)
+        return
+    i = d.order.index(d.turn)
+    n = len(d.order)
+    for k in range(1, n + 1):
+        s = d.order[(i + k) % n]
+        if d.status[s] == PLAYING:
+            _start_turn(d, s, at, ctx)
+            return
+
+
+def _end_last_standing(d: DealState, ctx: Ctx) -> None:
+    """Last player standing wins the deal with 0 (RULES §6)."""
+    active = d.active()
+    if active:
+        d.winner = active[0]
+        d.status[active[0]] = WON
+        d.points[active[0]] = 0
+    _done(d, ctx)
+
+
+def _done(d: DealState, ctx: Ctx) -> None:
+    d.phase = DONE
+    d.drawn = None
+    ctx.emit("deal_over", **d.public_result())
+
+
+def _charge(d: DealState, seat: int, at: int, rules: TableRules) -> None:
+    """Consume extra time used by an action taken after the turn time (RULES §6)."""
+    tdl = d.turn_deadline(rules)
+    bank = d.extra_ms.get(seat, 0)
+    if at > tdl:
+        start = max(tdl, d.charged_until)
+        if at > start + bank:
+            raise IllegalActionError("your time for this turn is up", rule="RULES §6")
+        used = at - start
+        if used > 0:
+            d.extra_ms[seat] = bank - used
+            d.charged_until = at
+
+
+def _require_turn(d: DealState, seat: int) -> None:
+    if d.phase != TURN:
+        raise IllegalActionError("no turn is being played now", rule="RULES §6")
+    if seat not in d.status:
+        raise IllegalActionError(f"seat {seat} is not in this deal", rule="RULES §6")
+    if d.status[seat] != PLAYING:
+        raise IllegalActionError(f"seat {seat} is out of this deal", rule="RULES §6")
+    if d.turn != seat:
+        raise NotYourTurnError(f"it is seat {d.turn}'s turn, not seat {seat}'s", rule="RULES §6")
+
+
+# ---------------------------------------------------------------------- moves
+def draw(d: DealState, seat: int, source: str, at: int, ctx: Ctx) -> None:
+    _require_turn(d, seat)
+    if d.drawn is not None:
+        raise IllegalActionError("you have already drawn a card this turn", rule="RULES §6")
+    if source == "open":
+        if not d.open_pile:
+            raise IllegalActionError("the open pile is empty", rule="RULES §6")
+        top = d.open_pile[-1]
+        if is_joker(top, d.wild_rank):
+            first_move = seat == d.order[0] and d.turns_taken[seat] == 0 and len(d.open_pile) == 1
+            if not first_move:
+                raise IllegalActionError(
+                    "a joker on the open pile cannot be picked up (only the very first open card, "
+                    "by the first player on their first move)",
+                    rule="RULES §6",
+                )
+        _charge(d, seat, at, ctx.rules)
+        card = d.open_pile.pop()
+        ctx.emit("draw", seat=seat, source="open", card=card.code)
+    elif source == "closed":
+        if not d.closed:
+            raise IllegalActionError("the closed deck is empty", rule="RULES §6")
+        _charge(d, seat, at, ctx.rules)
+        card = d.closed.pop()
+        ctx.emit("draw", seat=seat, source="closed")
+    else:
+        raise IllegalActionError(f"unknown draw source {source!r}", rule="API")
+    d.hands[seat].append(card)
+    _arr_add(d, seat, card)
+    d.drawn = card
+    d.drawn_source = source
+    if not d.closed:
+        _reshuffle(d, ctx)
+
+
+def _reshuffle(d: DealState, ctx: Ctx) -> None:
+    """The closed deck ran out: the open pile except its top becomes the closed deck (RULES §6)."""
+    if len(d.open_pile) <= 1:
+        return
+    d.reshuffles += 1
+    cards = d.open_pile[:-1]
+    deal_rng(ctx.seed, d.deal_no, f"reshuffle{d.reshuffles}").shuffle(cards)
+    d.closed = cards
+    d.open_pile = d.open_pile[-1:]
+    ctx.emit("reshuffle", closed_count=len(d.closed), open_top=d.open_pile[-1].code)
+
+
+def discard(d: DealState, seat: int, card: Card, at: int, ctx: Ctx) -> None:
+    _require_turn(d, seat)
+    if d.drawn is None:
+        raise IllegalActionError("draw a card before discarding", rule="RULES §6")
+    if card not in d.hands[seat]:
+        raise IllegalActionError(f"{card.code} is not in your hand", rule="RULES §6")
+    _charge(d, seat, at, ctx.rules)
+    _discard(d, seat, card, ctx, auto=False)
+    d.missed[seat] = 0
+    d.turns_taken[seat] += 1
+    _next_turn(d, at, ctx)
+
+
+def _discard(d: DealState, seat: int, card: Card, ctx: Ctx, *, auto: bool) -> None:
+    _remove(d.hands[seat], card)
+    _arr_remove(d, seat, card)
+    d.open_pile.append(card)
+    d.drawn = None
+    ctx.emit("discard", seat=seat, card=card.code, auto=auto)
+
+
+def drop(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
+    """Drop before drawing: first drop on the first turn, middle drop later (RULES §6)."""
+    _require_turn(d, seat)
+    if d.drawn is not None:
+        raise IllegalActionError("you can only drop before drawing", rule="RULES §6")
+    _charge(d, seat, at, ctx.rules)
+    _drop(d, seat, at, ctx, "drop")
+
+
+def _drop(d: DealState, seat: int, at: int, ctx: Ctx, reason: str, *, advance: bool = True) -> None:
+    rules = ctx.rules
+    pts = rules.first_drop if d.turns_taken[seat] == 0 else rules.middle_drop
+    if reason == "missed_turns":
+        pts = rules.middle_drop
+    d.status[seat] = DROPPED
+    d.points[seat] = pts
+    d.drop_reason[seat] = reason
+    ctx.emit("drop", seat=seat, points=pts, reason=reason)
+    if advance:
+        _next_turn(d, at, ctx)
+
+
+def auto_drop_now(d: DealState, seat: int, at: int, ctx: Ctx) -> bool:
+    """Auto drop armed on the player's own turn before drawing drops them at once."""
+    if d.phase == TURN and d.turn == seat and d.status.get(seat) == PLAYING and d.drawn is None:
+        _drop(d, seat, at, ctx, "auto_drop")
+        return True
+    return False
+
+
+def leave(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
+    """A player leaving mid-deal is dropped (their drawn card, if any, is discarded)."""
+    if seat not in d.status or d.phase == DONE:
+        return
+    if d.phase == TURN and d.status[seat] == PLAYING:
+        on_turn = d.turn == seat
+        if on_turn and d.drawn is not None:
+            _discard(d, seat, d.drawn, ctx, auto=True)
+        _drop(d, seat, at, ctx, "left", advance=False)
+        if on_turn or len(d.active()) <= 1:
+            _next_turn(d, at, ctx)
+    elif d.phase == FINISHING and d.declarer == seat:
+        _evaluate_declaration(d, seat, d.arrangement_of(seat), at, ctx)
+    elif d.phase == SHOWING and d.status[seat] == PLAYING:
+        _score_loser(d, seat, d.arrangement_of(seat), ctx)
+        _maybe_all_shown(d, ctx)
+
+
+def arrange(d: DealState, seat: int, groups: Sequence[Sequence[Card]]) -> None:
+    if seat not in d.hands:
+        raise IllegalActionError(f"seat {seat} is not in this deal", rule="RULES §6")
+    if d.phase == DONE:
+        raise IllegalActionError("the deal is over", rule="RULES §6")
+    d.arrangements[seat] = check_groups(groups, d.hands[seat], "an arrangement")
+
+
+# ---------------------------------------------------------------------- declaration
+def finish(
+    d: DealState, seat: int, card: Card, groups: Sequence[Sequence[Card]] | None, at: int, ctx: Ctx
+) -> None:
+    """Place a card in the finish slot and (now or within the declaration time) show (RULES §4)."""
+    _require_turn(d, seat)
+    if d.drawn is None:
+        raise IllegalActionError("draw a card before finishing", rule="RULES §4")
+    if card not in d.hands[seat]:
+        raise IllegalActionError(f"{card.code} is not in your hand", rule="RULES §4")
+    if groups is not None:
+        rest = list(d.hands[seat])
+        rest.remove(card)
+        checked = check_groups(groups, rest, "a show")
+    _charge(d, seat, at, ctx.rules)
+    _remove(d.hands[seat], card)
+    _arr_remove(d, seat, card)
+    d.finish_slot = card
+    d.drawn = None
+    d.declarer = seat
+    d.missed[seat] = 0
+    d.phase = FINISHING
+    d.declare_deadline = at + ctx.rules.declare_ms
+    ctx.emit("finish", seat=seat, deadline=d.declare_deadline)
+    if groups is not None:
+        _evaluate_declaration(d, seat, checked, at, ctx)
+
+
+def show(d: DealState, seat: int, groups: Sequence[Sequence[Card]], at: int, ctx: Ctx) -> None:
+    """The declarer's show after ``finish``, or a loser's show after a valid declaration (RULES §4-5)."""
+    if d.phase == FINISHING:
+        if seat != d.declarer:
+            raise NotYourTurnError("only the declarer shows now", rule="RULES §4")
+        if at > d.declare_deadline:
+            raise IllegalActionError("the declaration time is over", rule="RULES §6")
+        _evaluate_declaration(d, seat, check_groups(groups, d.hands[seat], "a show"), at, ctx)
+    elif d.phase == SHOWING:
+        if d.status.get(seat) != PLAYING:
+            raise IllegalActionError("you have nothing to show in this deal", rule="RULES §5")
+        if at > d.declare_deadline:
+            raise IllegalActionError("the declaration time is over", rule="RULES §5")
+        _score_loser(d, seat, check_groups(groups, d.hands[seat], "a show"), ctx)
+        _maybe_all_shown(d, ctx)
+    else:
+        raise IllegalActionError("there is no show to make now", rule="RULES §4")
+
+
+def _evaluate_declaration(d: DealState, seat: int, groups: Groups, at: int, ctx: Ctx) -> None:
+    rules = ctx.rules
+    valid = is_valid_declaration(groups, d.wild_rank)
+    d.shown[seat] = [list(g) for g in groups]
+    if valid:
+        d.status[seat] = WON
+        d.points[seat] = 0
+        d.winner = seat
+        d.phase = SHOWING
+        d.declare_deadline = at + rules.declare_ms
+        ctx.emit(
+            "declaration",
+            seat=seat,
+            valid=True,
+            points=0,
+            groups=[[c.code for c in g] for g in groups],
+            deadline=d.declare_deadline,
+        )
+        _maybe_all_shown(d, ctx)
+        return
+    # Wrong show: penalty, and the finish card goes to the open pile as their discard.
+    d.status[seat] = WRONG_SHOW
+    d.points[seat] = rules.wrong_show
+    assert d.finish_slot is not None
+    d.open_pile.append(d.finish_slot)
+    d.finish_slot = None
+    d.declarer = None
+    d.turns_taken[seat] += 1
+    d.phase = TURN
+    ctx.emit(
+        "declaration",
+        seat=seat,
+        valid=False,
+        points=rules.wrong_show,
+        groups=[[c.code for c in g] for g in groups],
+        open_top=d.open_pile[-1].code,
+    )
+    d.turn = seat
+    _next_turn(d, at, ctx)
+
+
+def _score_loser(d: DealState, seat: int, groups: Groups, ctx: Ctx) -> None:
+    """Loser's count (RULES §5): via ``score_arrangement`` with the full-count cap; deal show halves."""
+    rules = ctx.rules
+    hs = score_arrangement(groups, d.wild_rank, rules.full_count)
+    pts = min(hs.score, rules.full_count)
+    if d.turns_taken[seat] == 0 and pts > 0:
+        pts = min(max(pts // 2, 2), 40)
+        d.deal_show.append(seat)
+    d.status[seat] = SHOWN
+    d.points[seat] = pts
+    d.shown[seat] = [list(g) for g in groups]
+    ctx.emit(
+        "show",
+        seat=seat,
+        points=pts,
+        deal_show=seat in d.deal_show,
+        groups=[[c.code for c in g] for g in groups],
+    )
+
+
+def _maybe_all_shown(d: DealState, ctx: Ctx) -> None:
+    if d.phase == SHOWING and not d.active():
+        _done(d, ctx)
+
+
+# ---------------------------------------------------------------------- timers
+def timeout(d: DealState, at: int, ctx: Ctx) -> None:
+    """The deal's deadline passed (RULES §6 timers)."""
+    rules = ctx.rules
+    dl = d.deadline(rules)
+    if dl is None:
+        raise IllegalActionError("no deal deadline is pending", rule="RULES §6")
+    if at < dl.at_ms:
+        raise IllegalActionError(f"the {dl.kind} deadline is at {dl.at_ms}, not yet reached", rule="RULES §6")
+    if d.phase == TURN:
+        seat = d.turn
+        if not d.in_extra and d.extra_ms.get(seat, 0) > 0:
+            d.in_extra = True
+            d.charged_until = d.turn_deadline(rules)
+            ctx.emit("extra_time", seat=seat, bank_ms=d.extra_ms[seat], deadline=dl.at_ms + d.extra_ms[seat])
+            return
+        d.extra_ms[seat] = 0
+        _missed_turn(d, seat, at, ctx)
+    elif d.phase == FINISHING:
+        assert d.declarer is not None
+        seat = d.declarer
+        _evaluate_declaration(d, seat, d.arrangement_of(seat), at, ctx)
+    elif d.phase == SHOWING:
+        for seat in d.active():
+            _score_loser(d, seat, d.arrangement_of(seat), ctx)
+        _maybe_all_shown(d, ctx)
+
+
+def _missed_turn(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
+    """Missed turn: a drawn card is discarded for them; three in a row → middle drop (RULES §6)."""
+    if d.drawn is not None:
+        _discard(d, seat, d.drawn, ctx, auto=True)
+    d.missed[seat] += 1
+    d.turns_taken[seat] += 1
+    ctx.emit("turn_missed", seat=seat, consecutive=d.missed[seat])
+    if d.missed[seat] >= 3:
+        _drop(d, seat, at, ctx, "missed_turns")
+    else:
+        _next_turn(d, at, ctx)

@@ -1,0 +1,67 @@
+"""Splitting the prize pool (RULES §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from game_engine.errors import SplitRuleError
+from game_engine.formats import TableRules
+from game_engine.pool import drops_remaining
+
+__all__ = ["auto_split_due", "drops_remaining", "manual_split_eligible", "split_amounts"]
+
+
+def split_amounts(pool: int, entry_fee: int, drops: Sequence[int]) -> list[int]:
+    """Each player's share of ``pool`` (minor units), in the order of ``drops`` (RULES §8).
+
+    1. Every player's drops remaining are levelled down to the lowest; each player
+       is paid their excess drops × ``entry_fee``.
+    2. If those excess payments exceed the pool they are scaled down in
+       proportion: player i gets ⌊pool × excess_i ÷ total excess⌋.
+    3. What is left of the pool (including paise lost to rounding in step 2) is
+       shared equally, each getting ⌊rest ÷ n⌋.
+    4. **Leftover paise rule**: the ``rest mod n`` paise that do not divide go one
+       each to the players with the most drops remaining first, ties broken by
+       position in ``drops`` (seat order).
+
+    Every paisa of the pool is paid and no amount is negative. Example (seed 002):
+    pool 15000, entry 2500, drops [3, 1, 0] → [9167, 4167, 1666].
+    """
+    n = len(drops)
+    if n == 0:
+        raise SplitRuleError("a split needs at least one player")
+    if pool < 0 or entry_fee < 0 or any(d < 0 for d in drops):
+        raise SplitRuleError("pool, entry fee and drops remaining must be non-negative")
+    low = min(drops)
+    excess = [(d - low) * entry_fee for d in drops]
+    total_excess = sum(excess)
+    paid = [pool * e // total_excess for e in excess] if total_excess > pool else list(excess)
+    rest = pool - sum(paid)
+    share, odd = divmod(rest, n)
+    amounts = [p + share for p in paid]
+    order = sorted(range(n), key=lambda i: (-drops[i], i))
+    for i in order[:odd]:
+        amounts[i] += 1
+    return amounts
+
+
+def manual_split_eligible(drops: Sequence[int], started: int) -> bool:
+    """Manual split offer (RULES §8): fewer left than started, fewer than 4 left,
+    and highest minus lowest drops remaining at most 2."""
+    n = len(drops)
+    return 2 <= n < started and n < 4 and max(drops) - min(drops) <= 2
+
+
+def auto_split_due(drops: Sequence[int], someone_eliminated: bool, rules: TableRules) -> bool:
+    """Auto split (RULES §8) on tables whose entry fee is above the threshold,
+    once at least one player has been eliminated:
+    4 left: at least two have 0 and the others 0 or 1; 3 left: at least one has 0
+    and the others 0 or 1; 2 left: both have 0 or 1."""
+    if not rules.auto_split or not someone_eliminated:
+        return False
+    n = len(drops)
+    if n not in (2, 3, 4) or any(d > 1 for d in drops):
+        return False
+    zeros = sum(1 for d in drops if d == 0)
+    need = {4: 2, 3: 1, 2: 0}[n]
+    return zeros >= need

@@ -1,0 +1,163 @@
+"""What one seat (or a spectator) may see of a game: ``view_for(state, seat)``.
+
+A view holds that player's own hand and arrangement and the public table only;
+never another player's cards nor the closed deck order. Shown groups become
+public once shown (the declaration, the losers' shows, the deal result).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game_engine import deal as dl
+from game_engine.cards import Card, is_joker
+from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GameState
+
+
+def _codes(cards: list[Card]) -> list[str]:
+    return [c.code for c in cards]
+
+
+def legal_actions(state: GameState, seat: int | None) -> list[str]:
+    """Action types ``seat`` may send now (a hint for clients and bots; ``apply`` decides)."""
+    if seat is None or not 0 <= seat < len(state.players) or state.phase == "finished":
+        return []
+    p = state.players[seat]
+    if p.left:
+        return []
+    out: list[str] = []
+    d = state.deal
+    if state.phase == PLAYING and d is not None and d.status.get(seat) == dl.PLAYING and d.turn == seat:
+        out += ["finish", "discard"] if d.drawn is not None else ["draw", "drop"]
+    declaring = state.phase == DECLARING and d is not None
+    if declaring and d is not None:
+        must_show = (d.phase == dl.FINISHING and d.declarer == seat) or (
+            d.phase == dl.SHOWING and d.status.get(seat) == dl.PLAYING
+        )
+        if must_show:
+            out.append("show")
+    if state.phase in (PLAYING, DECLARING) and d is not None and seat in d.hands:
+        out.append("arrange")
+    if not p.eliminated:
+        out.append("im_back" if p.auto_drop else "auto_drop")
+    if state.phase == REJOIN_WINDOW and state.rejoin_offer and seat in state.rejoin_offer["seats"]:
+        out.append("rejoin")
+    if (
+        state.phase == SPLIT_OFFER
+        and state.split_offer
+        and seat in state.split_offer["amounts"]
+        and seat not in state.split_offer["accepted"]
+    ):
+        out += ["split_accept", "split_decline"]
+    out.append("leave")
+    return out
+
+
+def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
+    """JSON-compatible view of ``state`` for ``seat`` (None: a spectator)."""
+    rules = state.rules
+    d = state.deal
+    in_deal = d is not None and state.phase in (PLAYING, DECLARING)
+    players = []
+    for i, p in enumerate(state.players):
+        entry: dict[str, Any] = {
+            "seat": i,
+            "id": p.id,
+            "name": p.name,
+            "score": p.score,
+            "eliminated": p.eliminated,
+            "left": p.left,
+            "rejoins": p.rejoins,
+            "drops_remaining": state.drops_remaining(i),
+            "extra_ms": p.extra_ms,
+            "in_deal": bool(in_deal and d is not None and i in d.status),
+            "status": d.status.get(i) if in_deal and d is not None else None,
+            "card_count": len(d.hands[i]) if in_deal and d is not None and i in d.hands else 0,
+            "turns_taken": d.turns_taken.get(i, 0) if in_deal and d is not None else 0,
+        }
+        if in_deal and d is not None and i in d.extra_ms:
+            entry["extra_ms"] = d.extra_ms[i]
+        players.append(entry)
+    dl_ = state.deadline
+    view: dict[str, Any] = {
+        "version": state.version,
+        "phase": state.phase,
+        "format": rules.kind,
+        "pool_limit": rules.pool_limit,
+        "rules": rules.to_dict(),
+        "seat": seat,
+        "players": players,
+        "deal_no": state.deal_no,
+        "order": list(d.order) if in_deal and d is not None else list(state.order),
+        "dealer": (d.order[-1] if in_deal and d is not None else (state.order[-1] if state.order else None)),
+        "toss": {str(k): c.code for k, c in state.toss.items()},
+        "deadline": dl_.to_dict() if dl_ is not None else None,
+        "fees_paid": state.fees_paid,
+        "prize_pool": state.prize_pool,
+        "rejoin_offer": (
+            {**state.rejoin_offer, "seats": list(state.rejoin_offer["seats"])} if state.rejoin_offer else None
+        ),
+        "split_offer": (
+            {
+                "amounts": {str(k): v for k, v in state.split_offer["amounts"].items()},
+                "accepted": list(state.split_offer["accepted"]),
+            }
+            if state.split_offer
+            else None
+        ),
+        "last_result": state.last_result,
+        "result": state.result,
+        "legal": legal_actions(state, seat),
+        "auto_drop": state.players[seat].auto_drop
+        if seat is not None and 0 <= seat < len(state.players)
+        else None,
+        # Deal-specific (None/empty outside a deal).
+        "deal_phase": None,
+        "turn": None,
+        "has_drawn": False,
+        "closed_count": 0,
+        "open_top": None,
+        "open_pile": [],
+        "cut_joker": None,
+        "wild_rank": None,
+        "finish_slot_filled": False,
+        "declarer": None,
+        "shown": {},
+        "hand": None,
+        "arrangement": None,
+        "arranged": False,
+        "drawn_card": None,
+        "can_pick_open": False,
+    }
+    if d is None or not in_deal:
+        if d is not None:
+            view["cut_joker"] = d.cut_joker.code
+            view["wild_rank"] = d.wild_rank
+        return view
+    view.update(
+        {
+            "deal_phase": d.phase,
+            "turn": d.turn if d.phase == dl.TURN else None,
+            "has_drawn": d.drawn is not None,
+            "closed_count": len(d.closed),
+            "open_top": d.open_pile[-1].code if d.open_pile else None,
+            "open_pile": _codes(d.open_pile),
+            "cut_joker": d.cut_joker.code,
+            "wild_rank": d.wild_rank,
+            "finish_slot_filled": d.finish_slot is not None,
+            "declarer": d.declarer,
+            "shown": {str(k): [_codes(g) for g in v] for k, v in d.shown.items()},
+        }
+    )
+    if seat is not None and seat in d.hands:
+        view["hand"] = _codes(d.hands[seat])
+        view["arrangement"] = [_codes(g) for g in d.arrangement_of(seat)]
+        view["arranged"] = seat in d.arrangements
+        if d.phase == dl.TURN and d.turn == seat and d.drawn is not None:
+            view["drawn_card"] = d.drawn.code
+        if d.phase == dl.TURN and d.turn == seat and d.drawn is None and d.open_pile:
+            top = d.open_pile[-1]
+            view["can_pick_open"] = not is_joker(top, d.wild_rank) or (
+                seat == d.order[0] and d.turns_taken[seat] == 0 and len(d.open_pile) == 1
+            )
+    return view

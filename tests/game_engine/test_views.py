@@ -1,0 +1,91 @@
+"""view_for: own hand + public table only; shown groups revealed after a show (RULES §5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from game_engine.formats import make_rules
+from game_engine.game import GameState, apply
+from game_engine.scenario import scripted_game
+from game_engine.views import view_for
+
+R = make_rules("101", turn_ms=1_000, extra_time_ms=5_000, declare_ms=10_000)
+H = [
+    ["AS", "2S", "3S", "4H", "5H", "6H", "7D", "7C", "7S", "9C", "10C", "JC", "2D"],
+    ["2H", "3H", "4H", "9D", "10D", "JD", "8S", "8D", "8H", "KS", "QH", "3C", "6C"],
+    ["KH", "KD", "QS", "JH", "9S", "9H", "4D", "4C", "2C", "3D", "6S", "6D", "10H"],
+]
+G0 = [["AS", "2S", "3S"], ["4H", "5H", "6H"], ["7D", "7C", "7S"], ["9C", "10C", "JC", "QC"]]
+
+
+def act(state: GameState, **kw: Any) -> GameState:
+    kw.setdefault("at", state.now)
+    return apply(state, kw)[0]
+
+
+def game() -> GameState:
+    return scripted_game(R, H, open_card="5C", cut="5D", closed_top=["QC", "KC"])
+
+
+def test_view_has_own_hand_and_public_table_only() -> None:
+    state = game()
+    v = view_for(state, 1)
+    json.dumps(v)
+    assert v["hand"] == H[1] and v["seat"] == 1
+    assert v["arrangement"] is not None and not v["arranged"]
+    assert v["closed_count"] == 106 - 39 - 2 and "closed" not in v
+    assert (
+        v["open_top"] == "5C" and v["open_pile"] == ["5C"] and v["cut_joker"] == "5D" and v["wild_rank"] == 5
+    )
+    assert v["turn"] == 0 and v["dealer"] == 2 and v["phase"] == "playing"
+    assert v["deadline"] == {"at_ms": 1_000, "kind": "turn", "seat": 0}
+    assert [p["card_count"] for p in v["players"]] == [13, 13, 13]
+    text = json.dumps(v)
+    for other in (H[0], H[2]):
+        assert json.dumps(other) not in text
+    assert v["legal"] == ["arrange", "auto_drop", "leave"]
+    assert view_for(state, 0)["legal"][:2] == ["draw", "drop"]
+
+
+def test_spectator_sees_no_hand() -> None:
+    v = view_for(game(), None)
+    assert v["hand"] is None and v["legal"] == [] and v["drawn_card"] is None
+    text = json.dumps(v)
+    assert all(json.dumps(h) not in text for h in H)
+
+
+def test_drawn_card_visible_only_to_drawer() -> None:
+    state = act(game(), type="draw", seat=0, source="closed")
+    assert view_for(state, 0)["drawn_card"] == "QC" and "QC" in view_for(state, 0)["hand"]
+    assert view_for(state, 1)["drawn_card"] is None
+    assert "QC" not in json.dumps(view_for(state, 1))
+    assert view_for(state, 1)["players"][0]["card_count"] == 14
+
+
+def test_rules_5_shown_groups_revealed_in_result() -> None:
+    state = act(game(), type="draw", seat=0, source="closed")
+    state = act(state, type="finish", seat=0, card="2D", groups=G0)
+    v = view_for(state, 2)
+    assert v["phase"] == "declaring" and v["shown"]["0"] == G0 and "show" in v["legal"]
+    assert v["deadline"]["kind"] == "declare"
+    state = act(state, type="show", seat=1, groups=[H[1]])
+    state = act(state, type="show", seat=2, groups=[H[2]])
+    v = view_for(state, None)
+    res = v["last_result"]
+    assert res["winner"] == 0 and res["players"]["1"]["groups"] == [H[1]]
+    assert v["phase"] == "between_deals" and v["hand"] is None
+
+
+def test_split_and_rejoin_offers_in_view() -> None:
+    state = scripted_game(R, H, open_card="5C", cut="5D", scores=[95, 50, 40])
+    state = act(state, type="drop", seat=0)
+    state = act(state, type="drop", seat=1)
+    v = view_for(state, 0)
+    assert v["rejoin_offer"] == {"seats": [0], "score": 71, "fee": R.entry_fee}
+    assert "rejoin" in v["legal"] and v["deadline"]["kind"] == "rejoin"
+    state = act(state, type="leave", seat=0)
+    v = view_for(state, 1)
+    assert v["split_offer"] == {"amounts": {"1": 3_500, "2": 23_500}, "accepted": []}
+    assert "split_accept" in v["legal"] and v["deadline"]["kind"] == "split"
+    assert [p["drops_remaining"] for p in v["players"]] == [0, 1, 3]
