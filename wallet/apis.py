@@ -1,0 +1,94 @@
+"""JSON API of the player's own wallet (session auth; each view calls one selector or service)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from wallet.errors import DailyTopupAlreadyClaimed
+from wallet.money import format_money
+from wallet.selectors import wallet_balance, wallet_history
+from wallet.services import claim_daily_topup
+
+
+class BalanceSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    balance = serializers.IntegerField(help_text="Paise (1 chip = 100).")
+    display = serializers.CharField(help_text="Formatted, e.g. ₹12.50.")
+    currency_symbol = serializers.CharField()
+
+
+class WalletEntrySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    transaction_id = serializers.IntegerField()
+    created_at = serializers.DateTimeField(source="transaction.created_at")
+    kind = serializers.CharField(source="transaction.kind")
+    memo = serializers.CharField(source="transaction.memo")
+    amount = serializers.IntegerField(help_text="Signed paise: + credit, - debit.")
+    balance_after = serializers.IntegerField(help_text="Wallet balance right after this entry, paise.")
+
+
+def _balance_payload(paise: int) -> dict[str, object]:
+    return {"balance": paise, "display": format_money(paise), "currency_symbol": settings.CURRENCY_SYMBOL}
+
+
+class WalletBalanceApi(APIView):
+    @extend_schema(operation_id="wallet_balance", responses=BalanceSerializer, tags=["wallet"])
+    def get(self, request: Request) -> Response:
+        """The logged-in player's balance."""
+        return Response(BalanceSerializer(_balance_payload(wallet_balance(user=request.user))).data)
+
+
+class WalletTransactionsApi(ListAPIView):  # type: ignore[type-arg]
+    """The logged-in player's own wallet entries, newest first, paginated."""
+
+    serializer_class = WalletEntrySerializer
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return wallet_history(user=self.request.user)
+
+    @extend_schema(operation_id="wallet_transactions", tags=["wallet"])
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+DailyClaimSerializer = inline_serializer(
+    name="DailyClaim",
+    fields={
+        "transaction_id": serializers.IntegerField(),
+        "amount": serializers.IntegerField(help_text="Paise credited."),
+        "balance": serializers.IntegerField(),
+        "display": serializers.CharField(),
+        "currency_symbol": serializers.CharField(),
+    },
+)
+
+
+class WalletDailyClaimApi(APIView):
+    @extend_schema(
+        operation_id="wallet_claim_daily",
+        request=None,
+        responses={
+            201: DailyClaimSerializer,
+            409: OpenApiResponse(description="Today's (UTC) free chips were already claimed."),
+        },
+        tags=["wallet"],
+    )
+    def post(self, request: Request) -> Response:
+        """Claim today's free chips (once per UTC day)."""
+        try:
+            txn = claim_daily_topup(user=request.user)
+        except DailyTopupAlreadyClaimed as exc:
+            detail = f"You have already claimed today's free chips ({exc.day}, UTC). Come back tomorrow."
+            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+        amount = txn.entries.get(account__user_id=request.user.pk).amount
+        payload = {
+            "transaction_id": txn.pk,
+            "amount": amount,
+            **_balance_payload(wallet_balance(user=request.user)),
+        }
+        return Response(payload, status=status.HTTP_201_CREATED)

@@ -1,0 +1,484 @@
+"""The only place chips move.
+
+Every public function here is one ``transaction.atomic()``: it makes sure the
+accounts it needs exist, locks them all in primary-key order (``wallet.locks``),
+checks the idempotency key, checks funds, then writes one ``LedgerTransaction``
+with entries that sum to zero and updates the cached balances.
+
+Idempotency: calling a service again with the same ``idempotency_key`` returns
+the first ``LedgerTransaction`` and moves nothing. Two concurrent callers with the
+same key and the same accounts serialise on the account locks, and the second one
+then finds the key (check-then-insert under the locks). If the accounts differ the
+unique index is the last line of defence: the insert runs in a savepoint so the
+``IntegrityError`` (which aborts a PostgreSQL transaction) can be caught and the
+winner re-read. Reusing a key for a different kind, amount or set of accounts
+raises ``IdempotencyConflict``.
+
+Locks (Zulip-style note): callers should not hold other ledger locks when they
+call in; one service call per database transaction is the safe pattern, because
+lock ordering is only guaranteed within one call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from accounts.models import User
+from wallet.errors import (
+    DailyTopupAlreadyClaimed,
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    NothingToRefund,
+    NotStaff,
+    ReasonRequired,
+    SettlementMismatch,
+    WalletError,
+)
+from wallet.locks import accounts_for_update
+from wallet.models import NON_NEGATIVE_KINDS, Account, AccountKind, Entry, LedgerTransaction, TransactionKind
+from wallet.money import chips, format_money
+
+HOUSE_REF = "house"
+ISSUANCE_REF = "issuance"
+GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP, TransactionKind.GRANT)
+
+#: account pk -> signed paise
+Legs = dict[int, int]
+
+
+# ---------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------
+def _paise(amount: object, *, what: str = "amount", allow_zero: bool = False) -> int:
+    """Refuse floats, Decimals, bools and non-positive amounts: money is an int of paise."""
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise InvalidAmount(f"{what} must be an int of paise, got {type(amount).__name__} {amount!r}")
+    if amount < 0 or (amount == 0 and not allow_zero):
+        raise InvalidAmount(f"{what} must be {'>= 0' if allow_zero else 'positive'}, got {amount}")
+    return amount
+
+
+def _key(idempotency_key: str) -> str:
+    if not isinstance(idempotency_key, str) or not idempotency_key.strip():
+        raise ValueError("an idempotency_key is required")
+    if len(idempotency_key) > 200:
+        raise ValueError("idempotency_key is longer than 200 characters")
+    return idempotency_key
+
+
+def _game_ref(game_ref: str) -> str:
+    if not isinstance(game_ref, str) or not game_ref.strip() or len(game_ref) > 100:
+        raise ValueError(f"bad game_ref {game_ref!r}: expected a short string such as 'game:42'")
+    return game_ref
+
+
+# ---------------------------------------------------------------------------
+# Accounts (created lazily, race-safe via get_or_create's savepoint)
+# ---------------------------------------------------------------------------
+def _account(*, kind: str, ref: str, user_id: int | None = None) -> Account:
+    account, _ = Account.objects.get_or_create(kind=kind, ref=ref, defaults={"user_id": user_id})
+    return account
+
+
+def wallet_account_for(*, user_id: int) -> Account:
+    """The player's wallet, created on first use."""
+    return _account(kind=AccountKind.WALLET, ref=f"user:{user_id}", user_id=user_id)
+
+
+def escrow_account_for(game_ref: str) -> Account:
+    """The escrow holding a pool game's entry fees (``game_ref`` e.g. ``"game:42"``), created on first use."""
+    return _account(kind=AccountKind.ESCROW, ref=_game_ref(game_ref))
+
+
+def house_account() -> Account:
+    """Where rake goes."""
+    return _account(kind=AccountKind.HOUSE, ref=HOUSE_REF)
+
+
+def issuance_account() -> Account:
+    """The source of every chip; its balance is minus the chips in circulation."""
+    return _account(kind=AccountKind.ISSUANCE, ref=ISSUANCE_REF)
+
+
+# ---------------------------------------------------------------------------
+# The one posting primitive
+# ---------------------------------------------------------------------------
+def _fingerprint(kind: str, legs: Legs, accounts: Mapping[int, Account]) -> str:
+    payload = [kind, sorted([accounts[pk].label, amount] for pk, amount in legs.items() if amount != 0)]
+    return hashlib.sha256(json.dumps(payload, separators=(",", ":")).encode()).hexdigest()
+
+
+def _replay(
+    existing: LedgerTransaction, *, kind: str, fingerprint: str | None, account_ids: set[int]
+) -> LedgerTransaction:
+    """Return the first result of a key, or refuse if the key now means something else."""
+    if existing.kind != kind:
+        raise IdempotencyConflict(
+            idempotency_key=existing.idempotency_key, detail=f"first used for {existing.kind}, now {kind}"
+        )
+    if fingerprint is not None:
+        if existing.fingerprint != fingerprint:
+            raise IdempotencyConflict(
+                idempotency_key=existing.idempotency_key, detail="amounts or accounts differ"
+            )
+    else:
+        used = set(existing.entries.values_list("account_id", flat=True))
+        if not used <= account_ids:
+            raise IdempotencyConflict(idempotency_key=existing.idempotency_key, detail="accounts differ")
+    return existing
+
+
+def _post(
+    *,
+    kind: str,
+    idempotency_key: str,
+    accounts: list[Account],
+    legs: Callable[[dict[int, Account]], Legs],
+    fixed_legs: Legs | None,
+    memo: str,
+    caused_by: User | None,
+    now: datetime | None = None,
+) -> tuple[LedgerTransaction, bool]:
+    """Lock ``accounts``, then post ``legs(locked)`` once per key. Returns (transaction, created).
+
+    ``fixed_legs`` are the legs known from the arguments alone; when given they make
+    the fingerprint a replay is compared against. Otherwise (a refund, whose amount
+    depends on the ledger) a replay must match the kind and the accounts.
+    """
+    key = _key(idempotency_key)
+    with transaction.atomic():
+        locked = {a.pk: a for a in accounts_for_update(a.pk for a in accounts)}
+        expected = _fingerprint(kind, fixed_legs, locked) if fixed_legs is not None else None
+        existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
+        if existing is not None:
+            return _replay(existing, kind=kind, fingerprint=expected, account_ids=set(locked)), False
+
+        amounts = {pk: amount for pk, amount in legs(locked).items() if amount != 0}
+        if sum(amounts.values()) != 0:
+            raise WalletError(f"internal error: legs of {kind} do not balance: {amounts}")
+        for pk, amount in sorted(amounts.items()):
+            account = locked[pk]
+            if account.kind in NON_NEGATIVE_KINDS and account.balance + amount < 0:
+                raise InsufficientFunds(account_ref=account.label, balance=account.balance, required=-amount)
+
+        fingerprint = _fingerprint(kind, amounts, locked)
+        try:
+            with transaction.atomic():  # savepoint: PostgreSQL aborts the whole transaction on IntegrityError
+                txn = LedgerTransaction.objects.create(
+                    kind=kind,
+                    memo=memo[:255],
+                    caused_by=caused_by,
+                    idempotency_key=key,
+                    fingerprint=fingerprint,
+                    created_at=now or timezone.now(),
+                )
+        except IntegrityError:
+            existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
+            if existing is None:
+                raise
+            return _replay(existing, kind=kind, fingerprint=expected, account_ids=set(locked)), False
+
+        entries = []
+        for pk, amount in sorted(amounts.items()):
+            account = locked[pk]
+            account.balance += amount
+            Account.objects.filter(pk=pk).update(balance=account.balance)
+            entries.append(
+                Entry(transaction=txn, account=account, amount=amount, balance_after=account.balance)
+            )
+        Entry.objects.bulk_create(entries)
+        return txn, True
+
+
+def _fixed(legs: Legs) -> Callable[[dict[int, Account]], Legs]:
+    return lambda _locked: legs
+
+
+# ---------------------------------------------------------------------------
+# Grants: issuance -> wallet
+# ---------------------------------------------------------------------------
+def grant(
+    *,
+    user: User,
+    amount: int,
+    idempotency_key: str,
+    kind: str = TransactionKind.GRANT,
+    memo: str = "",
+    caused_by: User | None = None,
+    now: datetime | None = None,
+) -> LedgerTransaction:
+    """New chips for a player, from the issuance account (sign-up bonus, daily top-up, staff credit)."""
+    _paise(amount)
+    if kind not in GRANT_KINDS:
+        raise ValueError(f"grant kind must be one of {[str(k) for k in GRANT_KINDS]}, got {kind!r}")
+    source, wallet = issuance_account(), wallet_account_for(user_id=user.pk)
+    legs = {source.pk: -amount, wallet.pk: amount}
+    txn, _ = _post(
+        kind=kind,
+        idempotency_key=idempotency_key,
+        accounts=[source, wallet],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo=memo or f"{TransactionKind(kind).label}: {format_money(amount)}",
+        caused_by=caused_by,
+        now=now,
+    )
+    return txn
+
+
+def grant_signup_bonus(*, user: User) -> LedgerTransaction | None:
+    """``settings.SIGNUP_BONUS_CHIPS`` for a new account, once (key ``signup:<user>``); None if the bonus is 0."""
+    amount = chips(settings.SIGNUP_BONUS_CHIPS)
+    if amount <= 0:
+        return None
+    return grant(
+        user=user,
+        amount=amount,
+        idempotency_key=f"signup:{user.pk}",
+        kind=TransactionKind.SIGNUP_BONUS,
+        memo="Sign-up bonus",
+        caused_by=user,
+    )
+
+
+def daily_topup_key(*, user_id: int, now: datetime | None = None) -> str:
+    """``daily:<user>:<YYYY-MM-DD>`` of the current UTC day."""
+    day = (now or timezone.now()).astimezone(UTC).date()
+    return f"daily:{user_id}:{day.isoformat()}"
+
+
+def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTransaction:
+    """``settings.DAILY_TOPUP_CHIPS`` free chips once per UTC day.
+
+    Raises ``DailyTopupAlreadyClaimed`` on a second claim the same day (also when
+    two claims race: both lock the same accounts, the second finds the key).
+    """
+    amount = chips(settings.DAILY_TOPUP_CHIPS)
+    _paise(amount, what="DAILY_TOPUP_CHIPS")
+    key = daily_topup_key(user_id=user.pk, now=now)
+    source, wallet = issuance_account(), wallet_account_for(user_id=user.pk)
+    legs = {source.pk: -amount, wallet.pk: amount}
+    txn, created = _post(
+        kind=TransactionKind.DAILY_TOPUP,
+        idempotency_key=key,
+        accounts=[source, wallet],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo="Daily free chips",
+        caused_by=user,
+        now=now,
+    )
+    if not created:
+        raise DailyTopupAlreadyClaimed(day=key.rsplit(":", 1)[1])
+    return txn
+
+
+# ---------------------------------------------------------------------------
+# Entry fees: wallet <-> game escrow
+# ---------------------------------------------------------------------------
+def pay_entry(
+    *, user: User, game_ref: str, amount: int, idempotency_key: str, memo: str = ""
+) -> LedgerTransaction:
+    """Move an entry fee (join: ``join:<game>:<user>``, rejoin: ``rejoin:<game>:<user>:<n>``) into the escrow.
+
+    Raises ``InsufficientFunds`` if the wallet cannot pay.
+    """
+    _paise(amount)
+    wallet, escrow = wallet_account_for(user_id=user.pk), escrow_account_for(game_ref)
+    legs = {wallet.pk: -amount, escrow.pk: amount}
+    txn, _ = _post(
+        kind=TransactionKind.ENTRY_FEE,
+        idempotency_key=idempotency_key,
+        accounts=[wallet, escrow],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo=memo or f"Entry fee for {game_ref}",
+        caused_by=user,
+    )
+    return txn
+
+
+def _net_paid_by_wallet(*, escrow: Account) -> dict[int, int]:
+    """wallet account pk -> entry fees minus refunds that wallet has in ``escrow`` (0 once refunded)."""
+    rows = (
+        Entry.objects.filter(account__kind=AccountKind.WALLET, transaction__entries__account=escrow)
+        .filter(transaction__kind__in=[TransactionKind.ENTRY_FEE, TransactionKind.REFUND])
+        .values("account_id")
+        .annotate(net=Sum("amount"))
+    )
+    return {row["account_id"]: -row["net"] for row in rows}
+
+
+def refund_entry(*, user: User, game_ref: str, idempotency_key: str, memo: str = "") -> LedgerTransaction:
+    """Give back exactly what the player paid into this game (fees incl. rejoins, minus earlier refunds).
+
+    For leaving before the start or a cancelled game. Raises ``NothingToRefund``.
+    """
+    wallet, escrow = wallet_account_for(user_id=user.pk), escrow_account_for(game_ref)
+
+    def legs(_locked: dict[int, Account]) -> Legs:
+        paid = _net_paid_by_wallet(escrow=escrow).get(wallet.pk, 0)
+        if paid <= 0:
+            raise NothingToRefund(f"{user.pk} has no entry fees held in {game_ref}")
+        return {escrow.pk: -paid, wallet.pk: paid}
+
+    txn, _ = _post(
+        kind=TransactionKind.REFUND,
+        idempotency_key=idempotency_key,
+        accounts=[wallet, escrow],
+        legs=legs,
+        fixed_legs=None,
+        memo=memo or f"Refund of entry fees for {game_ref}",
+        caused_by=user,
+    )
+    return txn
+
+
+def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -> LedgerTransaction:
+    """Cancel a game: refund every player what they paid, in one transaction; the escrow ends at zero
+    unless something other than fees was put in (then ``SettlementMismatch``)."""
+    escrow = escrow_account_for(game_ref)
+    payers = sorted(_net_paid_by_wallet(escrow=escrow))
+    wallets = list(Account.objects.filter(pk__in=payers))
+
+    def legs(locked: dict[int, Account]) -> Legs:
+        paid = _net_paid_by_wallet(escrow=escrow)
+        if not set(paid) <= set(locked):
+            raise WalletError(f"a player joined {game_ref} while it was being cancelled; retry")
+        paid = {pk: amount for pk, amount in paid.items() if amount > 0}
+        total = sum(paid.values())
+        if total != locked[escrow.pk].balance:
+            raise SettlementMismatch(
+                game_ref=game_ref, escrow=locked[escrow.pk].balance, payouts=total, rake=0
+            )
+        return {escrow.pk: -total, **paid}
+
+    txn, _ = _post(
+        kind=TransactionKind.REFUND,
+        idempotency_key=idempotency_key,
+        accounts=[escrow, *wallets],
+        legs=legs,
+        fixed_legs=None,
+        memo=memo or f"Cancelled {game_ref}: entry fees refunded",
+        caused_by=None,
+    )
+    return txn
+
+
+# ---------------------------------------------------------------------------
+# Settlement: escrow -> house (rake) and winners
+# ---------------------------------------------------------------------------
+def take_rake(*, game_ref: str, amount: int, idempotency_key: str) -> LedgerTransaction:
+    """Move the platform fee from a game's escrow to the house (lower level than ``settle_game``)."""
+    _paise(amount)
+    escrow, house = escrow_account_for(game_ref), house_account()
+    legs = {escrow.pk: -amount, house.pk: amount}
+    txn, _ = _post(
+        kind=TransactionKind.RAKE,
+        idempotency_key=idempotency_key,
+        accounts=[escrow, house],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo=f"Rake from {game_ref}",
+        caused_by=None,
+    )
+    return txn
+
+
+def pay_out(
+    *, game_ref: str, user: User, amount: int, idempotency_key: str, memo: str = ""
+) -> LedgerTransaction:
+    """Pay part of a game's escrow to one player (lower level than ``settle_game``)."""
+    _paise(amount)
+    escrow, wallet = escrow_account_for(game_ref), wallet_account_for(user_id=user.pk)
+    legs = {escrow.pk: -amount, wallet.pk: amount}
+    txn, _ = _post(
+        kind=TransactionKind.PAYOUT,
+        idempotency_key=idempotency_key,
+        accounts=[escrow, wallet],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo=memo or f"Prize from {game_ref}",
+        caused_by=None,
+    )
+    return txn
+
+
+def settle_game(
+    *, game_ref: str, payouts: Mapping[int, int], rake: int, idempotency_key: str, memo: str = ""
+) -> LedgerTransaction:
+    """End a pool game (RULES §7-8): rake to the house and the prize pool to the winner or splitters,
+    in one transaction after which the escrow is exactly zero.
+
+    ``payouts`` maps user id -> paise (zero amounts allowed and skipped). Raises
+    ``SettlementMismatch`` unless ``sum(payouts) + rake`` equals the escrow balance.
+    """
+    _paise(rake, what="rake", allow_zero=True)
+    for user_id, amount in payouts.items():
+        _paise(amount, what=f"payout to user {user_id}", allow_zero=True)
+    user_ids = sorted(payouts)
+    if User.objects.filter(pk__in=user_ids).count() != len(user_ids):
+        raise WalletError(f"settle_game {game_ref}: unknown user ids in payouts {user_ids}")
+    escrow, house = escrow_account_for(game_ref), house_account()
+    wallets = {uid: wallet_account_for(user_id=uid) for uid in user_ids}
+    total = sum(payouts.values())
+    fixed: Legs = {escrow.pk: -(total + rake), house.pk: rake}
+    for uid, amount in payouts.items():
+        fixed[wallets[uid].pk] = amount
+
+    def legs(locked: dict[int, Account]) -> Legs:
+        balance = locked[escrow.pk].balance
+        if total + rake != balance:
+            raise SettlementMismatch(game_ref=game_ref, escrow=balance, payouts=total, rake=rake)
+        return fixed
+
+    txn, _ = _post(
+        kind=TransactionKind.SETTLEMENT,
+        idempotency_key=idempotency_key,
+        accounts=[escrow, house, *wallets.values()],
+        legs=legs,
+        fixed_legs=fixed,
+        memo=memo or f"Settlement of {game_ref}",
+        caused_by=None,
+    )
+    return txn
+
+
+# ---------------------------------------------------------------------------
+# Staff adjustments: issuance <-> wallet, with a reason
+# ---------------------------------------------------------------------------
+def adjust(
+    *, user: User, amount: int, reason: str, staff_user: User, idempotency_key: str
+) -> LedgerTransaction:
+    """Staff credit (amount > 0) or debit (amount < 0) of a player's wallet; the reason is the memo.
+
+    Raises ``NotStaff``, ``ReasonRequired``, ``InvalidAmount``, ``InsufficientFunds``.
+    """
+    if not getattr(staff_user, "is_staff", False) or not staff_user.is_active:
+        raise NotStaff(f"{staff_user} is not active staff")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReasonRequired("a staff adjustment needs a reason")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
+        raise InvalidAmount(f"adjustment must be a non-zero int of paise, got {amount!r}")
+    source, wallet = issuance_account(), wallet_account_for(user_id=user.pk)
+    legs = {source.pk: -amount, wallet.pk: amount}
+    txn, _ = _post(
+        kind=TransactionKind.ADJUSTMENT,
+        idempotency_key=idempotency_key,
+        accounts=[source, wallet],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo=f"{reason} (by {staff_user.get_username()})",
+        caused_by=staff_user,
+    )
+    return txn

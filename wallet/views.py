@@ -1,0 +1,39 @@
+"""The player's wallet page."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from wallet.errors import DailyTopupAlreadyClaimed
+from wallet.money import chips, format_money
+from wallet.selectors import daily_topup_claimed, wallet_balance, wallet_history_page
+from wallet.services import claim_daily_topup
+
+
+@login_required
+def wallet_page(request: HttpRequest) -> HttpResponse:
+    context = {
+        "balance": wallet_balance(user=request.user),
+        "page": wallet_history_page(user=request.user, page=request.GET.get("page")),
+        "daily_claimed": daily_topup_claimed(user=request.user),
+        "daily_amount": chips(settings.DAILY_TOPUP_CHIPS),
+    }
+    return render(request, "wallet/wallet.html", context)
+
+
+@login_required
+@require_POST
+def claim_daily(request: HttpRequest) -> HttpResponse:
+    try:
+        txn = claim_daily_topup(user=request.user)
+    except DailyTopupAlreadyClaimed:
+        messages.error(request, "You have already claimed today's free chips. Come back after midnight UTC.")
+    else:
+        amount = txn.entries.get(account__user_id=request.user.pk).amount
+        messages.success(request, f"{format_money(amount)} of free chips added to your wallet.")
+    return redirect("wallet")
