@@ -147,7 +147,9 @@ async def test_a_full_three_player_101_pool_game_over_websockets(clock: FakeCloc
     for user in users:
         cookie = await sync_to_async(session_cookie)(user)
         ws = WebsocketCommunicator(
-            application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://localhost"), (b"cookie", cookie)]
+            application,
+            f"/ws/tables/{table.pk}/",
+            headers=[(b"origin", b"http://localhost"), (b"cookie", cookie)],
         )
         connected, _ = await ws.connect()
         assert connected
@@ -203,7 +205,9 @@ async def test_a_full_three_player_101_pool_game_over_websockets(clock: FakeCloc
     escrow = await sync_to_async(escrow_account_for)(game.escrow_ref)
     assert escrow.balance == 0
     assert await sync_to_async(check_ledger)() == []
-    deals = await sync_to_async(lambda: list(game.deals.order_by("number").values_list("number", "finished_at")))()
+    deals = await sync_to_async(
+        lambda: list(game.deals.order_by("number").values_list("number", "finished_at"))
+    )()
     assert [n for n, _ in deals] == [1, 2, 3, 4, 5] and all(f is not None for _, f in deals)
     for seat in seats:
         await seat.ws.disconnect()
