@@ -1,28 +1,14 @@
-"""Staff tools: table settings are edited here; games, deals and events are read-only history."""
+"""Staff tools: table settings are edited here; games, deals and events are read-only history
+(the service layer is their only writer)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
+from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.money import format_money
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """History is never edited: the service layer is its only writer."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class TableInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -79,27 +65,17 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     search_fields = ("name",)
 
 
-class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+class SeatInline(ReadOnlyTabularInline):
     model = Seat
-    extra = 0
     fields = ("position", "engine_seat", "user", "is_bot", "joined_at", "left_at")
     readonly_fields = fields
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
-class DealInline(admin.TabularInline):  # type: ignore[type-arg]
+class DealInline(ReadOnlyTabularInline):
     model = Deal
-    extra = 0
     fields = ("number", "started_at", "finished_at")
     readonly_fields = fields
     show_change_link = True
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(PoolGame)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -13,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
 from wallet.errors import WalletError
 from wallet.forms import AdjustmentForm
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
@@ -22,34 +21,12 @@ from wallet.services import adjust
 ADJUST_PERMISSION = "wallet.adjust_balance"
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class EntryInline(ReadOnlyTabularInline):
     """The ledger is only ever written by ``wallet.services``."""
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class EntryInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Entry
     fields = ("account", "amount_display", "balance_after_display")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="amount")
     def amount_display(self, entry: Entry) -> str:
