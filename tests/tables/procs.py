@@ -1,0 +1,280 @@
+"""Real server processes for the infrastructure tests: a Celery worker with beat, Daphne.
+
+Each process gets the test database (``DATABASE_URL`` derived from the test
+connection), the test settings and its own Redis URL. Its output is read by a
+thread into memory, so a chatty child never blocks on a full pipe and a failing
+test can print the tail. Every wait here is bounded; callers stop their
+children in ``finally``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def child_database_url() -> str:
+    """The URL of the database this test run uses (``test_rummy``), for child processes."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    assert connection.vendor == "postgresql", "child processes share only a PostgreSQL test database"
+    user = s.get("USER") or "postgres"
+    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
+    host = s.get("HOST") or "127.0.0.1"
+    port = s.get("PORT") or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{s['NAME']}"
+
+
+def redis_db_url(base_url: str, db: int) -> str:
+    """``base_url`` pointing at Redis database ``db``."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{db}", parts.query, parts.fragment))
+
+
+def flush_redis(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+#: Redis databases the tests may claim: not 0 (the default REDIS_URL) nor 13 (the load bench's).
+CLAIMABLE_REDIS_DBS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15)
+_CLAIM_KEY = "rummy-tests:claimed-by"
+#: Keys that Celery (kombu's Redis transport, beat) and channels-redis write.
+_OUR_KEYS = ("_kombu.", "celery", "unacked", "asgi", "rummy-tests:")
+
+
+@contextlib.contextmanager
+def private_redis(base_url: str) -> Iterator[str]:
+    """A Redis database no other test (of this run or another run side by side) is using.
+
+    Its channel layer groups, Celery queue and beat state are then this test's alone.
+    The claim is a key set only if absent (with an expiry, should this process die).
+    A database holding keys that are not Celery's or channels-redis' is someone
+    else's and is skipped; leftovers of a test run that died are deleted. The
+    database is flushed on release.
+    """
+    import redis
+
+    owner = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{time.monotonic_ns()}"
+    for db in CLAIMABLE_REDIS_DBS:
+        client = redis.Redis.from_url(redis_db_url(base_url, db), socket_connect_timeout=2)
+        try:
+            if not client.set(_CLAIM_KEY, owner, nx=True, ex=900):
+                continue
+            keys = [k.decode() for k in client.scan_iter(count=500) if k != _CLAIM_KEY.encode()]
+            if not all(k.startswith(_OUR_KEYS) for k in keys):  # someone else's data: leave it be
+                client.delete(_CLAIM_KEY)
+                continue
+            if keys:  # what the servers of a test run that died left behind
+                client.delete(*keys)
+        finally:
+            client.close()
+        url = redis_db_url(base_url, db)
+        try:
+            yield url
+        finally:
+            flush_redis(url)
+        return
+    raise AssertionError(f"every Redis database in {CLAIMABLE_REDIS_DBS} is claimed by another test")
+
+
+def child_env(redis_url: str, **extra: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": child_database_url(),
+        "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
+        "REDIS_URL": redis_url,
+        "RUMMY_EMBEDDED_WORKER": "0",
+        "PYTHONUNBUFFERED": "1",
+        "LOG_LEVEL": "INFO",
+    }
+    env.pop("CELERY_RESULT_BACKEND", None)
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.05) -> bool:
+    """Poll ``predicate`` until it is truthy or ``timeout`` seconds pass; True if it became truthy."""
+    end = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(interval)
+
+
+class Proc:
+    """A child process whose combined output is collected line by line."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str]) -> None:
+        self.name = name
+        self.args = args
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+        self.popen = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            start_new_session=True,  # its own process group: a stop reaches its children too
+        )
+        self._reader = threading.Thread(target=self._read, name=f"read-{name}", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.popen.stdout is not None
+        for line in self.popen.stdout:
+            with self._lock:
+                self.lines.append(line.rstrip("\n"))
+
+    @property
+    def output(self) -> str:
+        with self._lock:
+            return "\n".join(self.lines)
+
+    def matching(self, *texts: str) -> list[str]:
+        """The output lines that contain every one of ``texts``."""
+        with self._lock:
+            return [line for line in self.lines if all(t in line for t in texts)]
+
+    def count(self, text: str) -> int:
+        with self._lock:
+            return sum(text in line for line in self.lines)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def wait_for(self, text: str, timeout: float, *, times: int = 1) -> bool:
+        """Wait until ``text`` appeared in ``times`` output lines; False on timeout or exit."""
+        return wait_until(lambda: self.count(text) >= times or not self.alive(), timeout) and (
+            self.count(text) >= times
+        )
+
+    def tail(self, lines: int = 60) -> str:
+        with self._lock:
+            return f"--- last output of {self.name} (exit {self.popen.poll()}) ---\n" + "\n".join(
+                self.lines[-lines:]
+            )
+
+    def kill(self) -> None:
+        """SIGKILL, the harsh way: no graceful shutdown, no message returned to the broker."""
+        self._signal(signal.SIGKILL)
+        self._reap(10)
+
+    def stop(self, timeout: float = 15) -> None:
+        """SIGTERM, then SIGKILL if it has not exited within ``timeout`` seconds."""
+        if self.alive():
+            self._signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._signal(signal.SIGKILL)
+        self._reap(10)
+
+    def _signal(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, sig)  # the group this child leads (start_new_session)
+
+    def _reap(self, timeout: float) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+
+
+def start_worker(redis_url: str, workdir: Path, *, name: str = "worker", sweep_seconds: int = 1) -> Proc:
+    """A Celery worker with embedded beat (``-B``) on ``redis_url``; waits until it is ready."""
+    proc = Proc(
+        name,
+        [
+            str(BIN / "celery"),
+            "-A",
+            "rummy_site",
+            "worker",
+            "-B",
+            "-P",
+            "solo",
+            "-l",
+            "INFO",
+            "-n",
+            f"{name}-{os.getpid()}@%h",
+            "-s",
+            str(workdir / f"{name}-beat-schedule"),
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+        ],
+        child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds)),
+    )
+    if not proc.wait_for(" ready.", timeout=40):
+        tail = proc.tail()
+        proc.stop()
+        raise AssertionError(f"the Celery worker did not become ready\n{tail}")
+    return proc
+
+
+def start_daphne(redis_url: str, *, name: str = "daphne") -> tuple[Proc, int]:
+    """A Daphne server on a free port; waits until it accepts connections."""
+    port = free_port()
+    proc = Proc(
+        name,
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "rummy_site.asgi:application"],
+        child_env(redis_url),
+    )
+
+    def accepting() -> bool:
+        if not proc.alive():
+            return True
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+    if not wait_until(accepting, timeout=40, interval=0.1) or not proc.alive():
+        tail = proc.tail()
+        proc.stop()
+        raise AssertionError(f"Daphne did not start on port {port}\n{tail}")
+    return proc, port
+
+
+def point_celery_at(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make this process's Celery app send to ``url``, as a web server with ``REDIS_URL`` does.
+
+    ``monkeypatch`` (pytest's) restores the in-memory broker and its cached pools afterwards.
+    """
+    from rummy_site.celery import app
+
+    monkeypatch.setattr(app.conf, "broker_url", url)
+    monkeypatch.setattr(app, "_pool", None)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None)

@@ -1,0 +1,209 @@
+"""A whole pool game played by two players on two different Daphne processes.
+
+Production runs several Daphne processes behind a proxy; players at one table
+may land on different ones. Here two real Daphne servers share one Redis (the
+channels-redis layer and the Celery broker) and the test PostgreSQL database,
+and a real Celery worker with beat runs the timers between deals. The players
+use real WebSocket clients over TCP: every move one makes reaches the other
+only through Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from websockets.asyncio.client import connect
+from websockets.typing import Origin
+
+from accounts.models import User
+from tables import services
+from tables.models import PoolGame
+from tests.tables.conftest import make_player, make_table
+from tests.tables.procs import Proc, point_celery_at, private_redis, start_daphne, start_worker
+from wallet.audit import check_ledger
+from wallet.selectors import wallet_balance
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
+
+GAME_SECONDS = 120.0
+
+
+def session_cookie(user: User) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+@dataclass
+class Player:
+    """One browser: a WebSocket to one Daphne, a strategy, and everything it was sent."""
+
+    name: str
+    port: int
+    cookie: str
+    strategy: str  # "drop": drop at every turn; "play": draw from the closed deck and discard it
+    received: list[dict[str, Any]] = field(default_factory=list)
+    sent: int = 0
+    game_over: dict[str, Any] | None = None
+
+    async def play(self, table_id: int, until: float) -> None:
+        url = f"ws://127.0.0.1:{self.port}/ws/tables/{table_id}/"
+        async with connect(
+            url,
+            origin=Origin(f"http://127.0.0.1:{self.port}"),
+            additional_headers={"Cookie": self.cookie},
+            proxy=None,
+            open_timeout=10,
+        ) as ws:
+            acted_on = -1  # the version this player last acted on: one action per version seen
+            pending: str | None = None  # the request id whose result has not come back yet
+            latest: dict[str, Any] | None = None
+            while self.game_over is None:
+                left = until - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"{self.name}: no game_over within {GAME_SECONDS:.0f} s")
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=left))
+                self.received.append(message)
+                kind = message.get("type")
+                if kind == "error":
+                    raise AssertionError(f"{self.name} got an error: {message}")
+                if kind == "result":
+                    assert message["ok"], f"{self.name}'s action was refused: {message}"
+                    if message.get("request_id") == pending:
+                        pending = None
+                elif kind in ("snapshot", "update"):
+                    latest = message
+                    for event in message.get("events") or []:
+                        if event["type"] == "game_over":
+                            self.game_over = event
+                if pending is not None or latest is None or latest["version"] <= acted_on:
+                    continue
+                action = self.choose(latest.get("view"))
+                if action is None:
+                    continue
+                self.sent += 1
+                pending = f"{self.name}-{self.sent}"
+                acted_on = latest["version"]
+                await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
+
+    def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:
+        """This player's move in ``view``, or None when it is not their turn."""
+        if view is None or view.get("phase") != "playing" or view.get("deal_phase") != "turn":
+            return None
+        if view.get("turn") != view.get("seat"):
+            return None
+        if self.strategy == "drop":
+            return {"type": "drop"}
+        if not view["has_drawn"]:
+            return {"type": "draw", "source": "closed"}
+        return {"type": "discard", "card": view["drawn_card"]}
+
+    def versions(self) -> list[int]:
+        return [m["version"] for m in self.received if m.get("type") in ("snapshot", "update")]
+
+
+def assert_versions_complete(player: Player) -> int:
+    """No version twice; every version between the first and the last was delivered or rebuilt."""
+    shown = [m for m in player.received if m.get("type") in ("snapshot", "update")]
+    assert shown and shown[0]["type"] == "snapshot", player.received[:3]
+    versions = [m["version"] for m in shown]
+    assert versions == sorted(set(versions)), f"{player.name}: duplicate or backwards versions {versions}"
+    covered = {versions[0]}
+    rebuilds = 0
+    for previous, message in zip(shown, shown[1:], strict=False):
+        version = message["version"]
+        if version == previous["version"] + 1:
+            covered.add(version)
+            continue
+        # a jump is allowed only as a rebuild from the database carrying the missed events
+        assert message.get("rebuilt") is True, f"{player.name}: gap {previous['version']} -> {version}"
+        rebuilds += 1
+        event_versions = {e["version"] for e in message["events"]}
+        assert event_versions <= set(range(previous["version"] + 1, version + 1)), message["events"]
+        covered |= event_versions | {version}
+    missing = set(range(versions[0], versions[-1] + 1)) - covered
+    assert not missing, f"{player.name}: versions never delivered {sorted(missing)}"
+    return rebuilds
+
+
+@pytest.fixture
+def redis_db(require_postgres: None, require_redis: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A private Redis database: the channel layer, the broker and beat of this test's servers."""
+    with private_redis(require_redis) as url:
+        point_celery_at(url, monkeypatch)  # the joins schedule the first turn timer on this Redis too
+        yield url
+
+
+def test_two_players_on_two_daphnes_play_a_game_to_the_end(redis_db: str, tmp_path: Path) -> None:
+    procs: list[Proc] = []
+    try:
+        procs.append(start_worker(redis_db, tmp_path))
+        daphne_a, port_a = start_daphne(redis_db, name="daphne-a")
+        procs.append(daphne_a)
+        daphne_b, port_b = start_daphne(redis_db, name="daphne-b")
+        procs.append(daphne_b)
+
+        table = make_table(seats=2, fee=1_000, seed=51, pause_seconds=1, rejoin_max_fee=1)
+        dropper, winner = make_player("dropper"), make_player("winner")
+        services.table_join(table_id=table.pk, user=dropper)
+        services.table_join(table_id=table.pk, user=winner)
+        game = table.games.get()
+        assert game.status == PoolGame.Status.RUNNING
+        players = [
+            Player("dropper", port_a, session_cookie(dropper), "drop"),
+            Player("winner", port_b, session_cookie(winner), "play"),
+        ]
+
+        async def play_all() -> None:
+            until = time.monotonic() + GAME_SECONDS
+            await asyncio.gather(*(p.play(table.pk, until) for p in players))
+
+        started = time.monotonic()
+        try:
+            asyncio.run(play_all())
+        except Exception as exc:  # anything from the sockets: fail with the servers' output
+            game.refresh_from_db()
+            seen = [[(m.get("type"), m.get("version")) for m in p.received[-8:]] for p in players]
+            tails = "\n".join(proc.tail(40) for proc in procs)
+            pytest.fail(f"{exc!r}\ngame {game.status} v{game.version}; last messages {seen}\n{tails}")
+        print(f"game played in {time.monotonic() - started:.1f} s")
+
+        game.refresh_from_db()
+        assert game.status == PoolGame.Status.FINISHED, game.status
+        result = game.result
+        assert result is not None and result["winner"] == str(winner.pk), result
+        for player in players:
+            assert player.game_over is not None, f"{player.name} never received game_over"
+            assert player.game_over["winner"] == str(winner.pk)
+            rebuilds = assert_versions_complete(player)
+            assert player.versions()[-1] == game.version, (player.name, player.versions()[-3:])
+            print(f"{player.name}: {len(player.versions())} versions, {rebuilds} rebuilt")
+        # the dropper's first drops (20 each) reached 101: six deals, dealt between by the worker's timers
+        assert game.deals.count() == 6 and result["scores"][str(dropper.pk)] == 120, result
+        assert result["rake"] == 200  # 10% of the two entry fees
+        prize = 2 * 1_000 - result["rake"]
+        assert result["prize_pool"] == prize and result["payouts"][str(winner.pk)] == prize
+        assert wallet_balance(user=winner) == 100 * 100 - 1_000 + prize
+        assert wallet_balance(user=dropper) == 100 * 100 - 1_000
+        assert check_ledger() == []
+        # the worker dealt the next deals (the timers of the pause between deals)
+        worker = procs[0]
+        timers = [
+            line for line in worker.matching("enforce_deadline", "succeeded") if line.endswith(": True")
+        ]
+        sweeps = [
+            line for line in worker.matching("sweep_deadlines", "succeeded") if not line.endswith(": 0")
+        ]
+        assert len(timers) + len(sweeps) >= 5, worker.tail()
+    finally:
+        for proc in reversed(procs):
+            proc.stop()
