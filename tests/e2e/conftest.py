@@ -1,0 +1,148 @@
+"""Browser tests: a real Daphne server on the test database, driven by headless Chromium.
+
+The server runs in a subprocess (``daphne rummy_site.asgi:application``) with
+the test settings, the pytest-django test database (a file for SQLite,
+``test_<name>`` on PostgreSQL) and the embedded Celery worker, so the game's
+timers run inside it. Tests using it must be ``transaction=True``: the server
+only sees committed rows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "e2e"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 375, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _database_url() -> str:
+    """The URL of the test database pytest-django created (what the server must use)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    if connection.vendor == "postgresql":
+        auth = db["USER"] or ""
+        if db.get("PASSWORD"):
+            auth += f":{db['PASSWORD']}"
+        host = f"{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}"
+        return f"postgres://{auth}@{host}/{db['NAME']}"
+    raise RuntimeError(f"no e2e server for a {connection.vendor} database")
+
+
+@pytest.fixture
+def live_server_url(transactional_db: None) -> Iterator[str]:
+    """Serve the site with Daphne on a free port, against the test database."""
+    daphne = Path(sys.executable).with_name("daphne")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
+        "DATABASE_URL": _database_url(),
+        "RUMMY_EMBEDDED_WORKER": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    env.pop("REDIS_URL", None)  # one process: the in-memory channel layer and the embedded worker
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = (ARTIFACTS / "daphne.log").open("w")
+    proc = subprocess.Popen(
+        [str(daphne), "-b", "127.0.0.1", "-p", str(port), "rummy_site.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"daphne did not start; see {ARTIFACTS / 'daphne.log'}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        _wait_for_server_sessions_to_end()
+
+
+def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:
+    """PostgreSQL drops the test database only once the server's sessions are gone."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium (scripts/test does it)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop in this thread; the test's own ORM
+    # calls (arranging the deal, reading the state) are plain synchronous code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()

@@ -1,0 +1,467 @@
+"""Two players play a whole deal of a 101 pool in real browsers, through the page only.
+
+Asha plays on a desktop (1280×800) and Ravi on a phone (375×740). Each signs up
+on the sign-up page, claims the daily chips on the wallet page and joins the
+same two-seat 101 table from the lobby; the second seat starts the game at once.
+
+The seeded shuffle of this test: as soon as the game has started, the test
+replaces the game's engine state with a *stacked* first deal built by
+``game_engine.scenario.scripted_game`` (same players, ids = ``str(user.pk)``,
+same rules), saved into ``PoolGame.state`` with the next ``version``, and both
+pages reload to get a fresh snapshot. Asha holds a hand one card away from a
+valid show and the top of the closed deck is QC then KS, so every move below is
+known in advance; every move is still made by clicking and dragging in the page:
+
+1. Asha sorts her hand, drags 7S and 7C next to 7D (the arrangement is sent with
+   ``arrange`` and kept by the server), drags the closed deck onto her clubs
+   (QC), selects KD and presses Discard;
+2. Ravi taps the open pile (KD) and drags QD onto the open pile;
+3. Asha taps the closed deck (KS), drags KS onto the finish slot, checks the
+   engine's verdict in the dialog and presses Declare;
+4. Ravi presses Show with his current arrangement; both see the result sheet.
+
+Every WebSocket frame each page receives and the page's DOM are checked for the
+other player's cards. Screenshots go to ``artifacts/e2e/``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connections, transaction
+
+from accounts.models import User
+from game_engine.game import GameState
+from game_engine.scenario import scripted_game
+from tables import clock
+from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+ASHA_HAND = ["AS", "2S", "3S", "7S", "4H", "5H", "6H", "7D", "KD", "7C", "9C", "10C", "JC"]
+RAVI_HAND = ["2H", "3D", "4C", "5S", "6D", "8H", "9S", "10D", "JH", "QD", "KC", "AC", "3C"]
+OPEN_CARD, CUT, CLOSED_TOP = "KH", "8D", ["QC", "KS"]
+PASSWORD = "felt-and-cards-2026"
+TIMEOUT = 15_000
+
+
+# --------------------------------------------------------------------------- helpers
+def wait_until(check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def game_of(table: Table) -> PoolGame:
+    return PoolGame.objects.filter(table=table).order_by("-id").first()  # type: ignore[return-value]
+
+
+def state_of(table: Table) -> GameState:
+    return GameState.from_dict(game_of(table).state)
+
+
+def stack_deal(table: Table) -> GameState:
+    """The seeded shuffle: replace the freshly dealt deal 1 by a stacked one (see the module doc)."""
+    with transaction.atomic():
+        game = PoolGame.objects.select_for_update().get(pk=game_of(table).pk)
+        real = GameState.from_dict(game.state)
+        assert real.phase == "playing" and real.deal_no == 1
+        state = scripted_game(
+            table.settings.rules(),
+            [ASHA_HAND, RAVI_HAND],
+            open_card=OPEN_CARD,
+            cut=CUT,
+            closed_top=CLOSED_TOP,
+            at=clock.now_ms(),
+            seed=game.seed or 1,
+        )
+        for mine, theirs in zip(state.players, real.players, strict=True):
+            mine.id, mine.name, mine.fees_paid = theirs.id, theirs.name, theirs.fees_paid
+        state.version = game.version + 1
+        game.state = state.to_dict()
+        game.version = state.version
+        assert state.deadline is not None
+        game.deadline_at = clock.from_ms(state.deadline.at_ms)
+        game.deadline_kind = state.deadline.kind
+        deal = state.deal
+        assert deal is not None
+        started = {  # the log tells the stacked deal, so the replay in hand history shows it
+            "deal_no": 1,
+            "order": list(deal.order),
+            "dealer": deal.order[-1],
+            "first": deal.order[0],
+            "cut_joker": CUT,
+            "wild_rank": deal.wild_rank,
+            "open_card": OPEN_CARD,
+            "closed_count": len(deal.closed),
+        }
+        GameEvent.objects.create(
+            game=game,
+            deal_number=1,
+            version=state.version,
+            seq=game.event_count,
+            type="deal_started",
+            data=started,
+        )
+        game.event_count += 1
+        game.save()
+    return state
+
+
+def card_lists(value: Any) -> list[list[str]]:
+    """Every list of strings inside a JSON value."""
+    found: list[list[str]] = []
+    if isinstance(value, dict):
+        for item in value.values():
+            found += card_lists(item)
+    elif isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            found.append(value)
+        for item in value:
+            found += card_lists(item)
+    return found
+
+
+class Player:
+    """One browser: its page and every WebSocket frame the page received."""
+
+    def __init__(self, browser: Any, base: str, name: str, device: dict[str, Any]) -> None:
+        self.name = name
+        self.base = base
+        self.context = browser.new_context(**device)
+        self.context.set_default_timeout(TIMEOUT)
+        self.page = self.context.new_page()
+        self.frames: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        self.page.on("websocket", self._on_socket)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def _on_socket(self, ws: Any) -> None:
+        def received(payload: Any) -> None:
+            if isinstance(payload, str):
+                self.frames.append(json.loads(payload))
+
+        ws.on("framereceived", received)
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base + path)
+
+    def shot(self, name: str) -> None:
+        self.page.wait_for_timeout(350)  # let the last animation settle
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+    def hand_dom(self) -> list[list[str]]:
+        return self.page.eval_on_selector_all(
+            "#groups .group-cards",
+            "rows => rows.map(r => Array.from(r.querySelectorAll('.card')).map(c => c.dataset.code))",
+        )
+
+    def drag(self, source: Any, target: Any, *, to_end: bool = False) -> None:
+        """Drag with the mouse, in small steps, the way a player does (SortableJS fallback mode)."""
+        self.page.wait_for_timeout(150)
+        for _ in range(30):  # the page may be re-rendering the hand after an update
+            src, dst = source.bounding_box(), target.bounding_box()
+            if src and dst:
+                break
+            self.page.wait_for_timeout(100)
+        assert src and dst, "nothing to drag or nowhere to drop"
+        mouse = self.page.mouse
+        mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+        mouse.down()
+        mouse.move(src["x"] + src["width"] / 2 + 8, src["y"] + src["height"] / 2 + 8, steps=4)
+        x = dst["x"] + (dst["width"] - 5 if to_end else dst["width"] / 2)
+        y = dst["y"] + dst["height"] / 2
+        mouse.move(x, y, steps=14)
+        self.page.wait_for_timeout(250)  # hover a moment, as a hand does (SortableJS animates the insert)
+        mouse.move(x + 2, y + 1, steps=3)
+        self.page.wait_for_timeout(120)
+        mouse.up()
+        self.page.wait_for_timeout(200)
+
+
+def sign_up(player: Player, username: str, display: str) -> None:
+    player.goto("/accounts/signup/")
+    page = player.page
+    page.fill("#id_username", username)
+    page.fill("#id_display_name", display)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.click("#signup-form button[type=submit]")
+    page.wait_for_url(player.base + "/")
+    # the wallet: claim the daily chips
+    player.goto("/wallet/")
+    before = page.text_content("[data-testid=wallet-balance]")
+    page.click("text=Claim daily chips")
+    page.wait_for_selector("text=Daily chips claimed")
+    assert page.text_content("[data-testid=wallet-balance]") != before
+
+
+def assert_never_sent_foreign_cards(
+    player: Player, own_seat: int, seen_hands: dict[int, list[Counter[str]]]
+) -> None:
+    """No frame holds another player's hand as a list; every hand in a view is this player's own."""
+    assert player.frames, f"{player.name}'s page received no frame"
+    for frame in player.frames:
+        lists = [Counter(lst) for lst in card_lists(frame)]
+        for seat, hands in seen_hands.items():
+            if seat == own_seat:
+                continue
+            for hand in hands:
+                assert hand not in lists, f"{player.name} was sent seat {seat}'s hand in {frame.get('type')}"
+        view = frame.get("view") or {}
+        if view.get("hand") is not None:
+            assert view["seat"] == own_seat
+            assert Counter(view["hand"]) in seen_hands[own_seat], "a view held a hand that was not mine"
+
+
+def assert_dom_holds_only_public_cards(player: Player, state: GameState, seat: int) -> None:
+    """The page shows this player's hand, the open pile and the cut joker; never another hand."""
+    deal = state.deal
+    assert deal is not None
+    mine = Counter(player.page.eval_on_selector_all("#groups .card", "cs => cs.map(c => c.dataset.code)"))
+    assert mine == Counter(c.code for c in deal.hands[seat])
+    public = {c.code for c in deal.open_pile} | {deal.cut_joker.code} | set(mine)
+    shown = set(player.page.eval_on_selector_all("[data-card]", "cs => cs.map(c => c.dataset.code)"))
+    assert shown <= public, f"{player.name}'s page shows cards it should not: {shown - public}"
+    other = 1 - seat
+    html = player.page.content()
+    theirs = [c.code for c in deal.hands[other]]
+    assert json.dumps(theirs) not in html
+
+
+# --------------------------------------------------------------------------- fixtures
+@pytest.fixture
+def pool_table() -> Table:
+    """A two-seat 101 pool table; its first game has a fixed seed; clocks long enough not to interfere."""
+    settings = TableSettings.objects.create(
+        name="101 Pool · e2e",
+        format="101",
+        entry_fee=1_000,
+        seats=2,
+        turn_seconds=90,
+        extra_time_seconds=30,
+        declare_seconds=90,
+        pause_seconds=120,
+        rake_bp=1_000,
+    )
+    table = Table.objects.create(settings=settings, name="Green Baize 101")
+    PoolGame.objects.create(table=table, seed=2026)
+    return table
+
+
+# --------------------------------------------------------------------------- the test
+def test_two_players_play_a_deal_to_the_result_sheet(
+    live_server_url: str, browser: Any, pool_table: Table
+) -> None:
+    started = time.monotonic()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    asha = Player(browser, live_server_url, "Asha", DESKTOP)
+    ravi = Player(browser, live_server_url, "Ravi", PHONE)
+    try:
+        play_the_deal(live_server_url, pool_table, asha, ravi)
+    except BaseException:
+        for p in (asha, ravi):  # what each player saw when it went wrong
+            p.page.screenshot(path=str(ARTIFACTS / f"failed-{p.name.lower()}.png"))
+        raise
+    finally:
+        # Inside Playwright's sync API the ORM may have opened its own connection: close it,
+        # or PostgreSQL cannot drop the test database at the end of the run.
+        connections.close_all()
+    print(f"e2e deal played in {time.monotonic() - started:.1f}s")
+    asha.context.close()
+    ravi.context.close()
+
+
+def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: Player) -> None:
+
+    sign_up(asha, "asha", "Asha")
+    sign_up(ravi, "ravi", "Ravi")
+
+    # The lobby, live: Ravi's lobby sees Asha's seat appear without a reload.
+    ravi.goto("/")
+    ravi.page.wait_for_selector(f".table-tile[data-table-id='{pool_table.pk}']")
+    asha.goto("/")
+    asha.shot("lobby-desktop")
+    ravi.shot("lobby-phone")
+    asha.page.click(f".table-tile[data-table-id='{pool_table.pk}'] .join-btn")
+    asha.page.wait_for_url(f"{live_server_url}/tables/{pool_table.pk}/")
+    asha.page.wait_for_selector("#waiting:not([hidden])")
+    asha.page.wait_for_selector("text=1 / 2")
+    ravi.page.wait_for_selector(f".table-tile[data-table-id='{pool_table.pk}'] >> text=1 / 2")
+    asha.shot("waiting-desktop")
+
+    ravi.page.click(f".table-tile[data-table-id='{pool_table.pk}'] .join-btn")
+    ravi.page.wait_for_url(f"{live_server_url}/tables/{pool_table.pk}/")
+    wait_until(lambda: game_of(pool_table).status == PoolGame.Status.RUNNING, "the game to start")
+
+    # The seeded shuffle (see the module doc), then fresh snapshots.
+    users = {u.username: u for u in User.objects.filter(username__in=["asha", "ravi"])}
+    seen_hands: dict[int, list[Counter[str]]] = {0: [], 1: []}
+
+    def record() -> GameState:
+        state = state_of(pool_table)
+        if state.deal is not None and state.phase == "playing":
+            for s, hand in state.deal.hands.items():
+                counted = Counter(c.code for c in hand)
+                if counted not in seen_hands[s]:
+                    seen_hands[s].append(counted)
+        return state
+
+    record()  # the hands of the random deal, before it is replaced
+    stacked = stack_deal(pool_table)
+    seat = {
+        name: next(i for i, p in enumerate(stacked.players) if p.id == str(users[name].pk)) for name in users
+    }
+    assert seat == {"asha": 0, "ravi": 1}, "the first to sit is engine seat 0 and plays first"
+    record()
+    for p in (asha, ravi):
+        p.page.reload()
+        p.page.wait_for_selector("#groups .card")
+    page = asha.page
+    page.wait_for_selector("text=Your turn: draw")
+    assert page.locator("#groups .card").count() == 13
+    assert page.locator("#closed-deck.can").count() == 1
+    ravi.page.wait_for_selector("text=Asha's turn")
+
+    # A bad move is refused in the page; one that slips through is explained by the server's message.
+    ravi.page.click("#closed-deck")
+    ravi.page.wait_for_selector(".toast >> text=not your turn to draw")
+    ravi.page.evaluate("window.rummyTable.send({type: 'draw', source: 'closed'})")
+    ravi.page.wait_for_selector(".toast.error >> text=/turn/i")
+    # A dropped connection comes back by itself, with a visible banner and a fresh snapshot.
+    before = len(ravi.frames)
+    ravi.page.evaluate("window.rummyTable.state.ws.close()")
+    ravi.page.wait_for_selector("#reconnect-banner >> text=Reconnecting")
+    ravi.page.wait_for_selector("#reconnect-banner", state="hidden")
+    wait_until(
+        lambda: any(f.get("type") == "snapshot" for f in ravi.frames[before:]),
+        "a snapshot after reconnecting",
+    )
+
+    # 1. Asha sorts, rearranges by drag and drop, draws by dragging the deck, discards.
+    page.click("#btn-sort")
+    wait_until(
+        lambda: (
+            asha.hand_dom()
+            == [["AS", "2S", "3S", "7S"], ["4H", "5H", "6H"], ["7D", "KD"], ["7C", "9C", "10C", "JC"]]
+        ),
+        "the sorted hand",
+    )
+    asha.drag(
+        page.locator("#groups .card[data-code='7S']"),
+        page.locator("#groups .card[data-code='KD']"),
+        to_end=True,
+    )
+    wait_until(lambda: "7S" in asha.hand_dom()[2], f"7S to join 7D (hand {asha.hand_dom()})")
+    asha.drag(
+        page.locator("#groups .card[data-code='7C']"),
+        page.locator("#groups .card[data-code='7S']"),
+        to_end=True,
+    )
+    wait_until(
+        lambda: sorted(asha.hand_dom()[2]) == ["7C", "7D", "7S", "KD"],
+        f"the sevens together (hand {asha.hand_dom()})",
+    )
+    page.wait_for_selector("#groups .group:nth-child(1) .group-label.kind-pure_sequence")
+    page.wait_for_selector("#groups .group:nth-child(3) .group-label.kind-invalid")
+
+    # the server keeps the arrangement (it is what gets scored if Asha does not show in time)
+    def kept_arrangement() -> bool:
+        deal = state_of(pool_table).deal
+        groups = deal.arrangements.get(0, []) if deal is not None else []
+        return any(sorted(c.code for c in g) == ["7C", "7D", "7S", "KD"] for g in groups)
+
+    wait_until(kept_arrangement, "the arrangement to reach the server")
+    clubs = page.locator("#groups .group-cards", has=page.locator(".card[data-code='JC']"))
+    asha.drag(page.locator("#closed-deck .card"), clubs, to_end=True)
+    page.wait_for_selector("#groups .card[data-code='QC'].fresh")
+    assert "QC" in [g for g in asha.hand_dom() if "JC" in g][0], "the drawn card lands where it was dropped"
+    page.wait_for_selector("text=Your turn: discard")
+    page.wait_for_timeout(300)
+    asha.shot("table-desktop")
+    record()
+    assert_dom_holds_only_public_cards(asha, state_of(pool_table), 0)
+    page.click("#groups .card[data-code='KD']")
+    page.click("#btn-discard")
+    page.wait_for_selector("#open-pile .card.top[data-code='KD']")
+    wait_until(lambda: not any("KD" in g for g in asha.hand_dom()), "KD to leave the hand")
+    for nth in (1, 2, 4):
+        page.wait_for_selector(f"#groups .group:nth-child({nth}) .group-label.kind-pure_sequence")
+    page.wait_for_selector("#groups .group:nth-child(3) .group-label.kind-set")
+    record()
+
+    # 2. Ravi (phone) taps the open pile, then drags QD onto it.
+    rp = ravi.page
+    rp.wait_for_selector("text=Your turn: draw")
+    rp.wait_for_selector("#open-pile.can .card.top[data-code='KD']")
+    ravi.shot("table-phone")
+    rp.click("#open-pile .card.top")
+    rp.wait_for_selector("#groups .card[data-code='KD']")
+    record()
+    assert_dom_holds_only_public_cards(ravi, state_of(pool_table), 1)
+    ravi.drag(rp.locator("#groups .card[data-code='QD']"), rp.locator("#open-pile"))
+    rp.wait_for_selector("#open-pile .card.top[data-code='QD']")
+    record()
+
+    # 3. Asha taps the deck (KS), drags KS onto the finish slot and declares.
+    page.wait_for_selector("text=Your turn: draw")
+    page.wait_for_selector("#open-pile.can")  # QD may be picked
+    page.click("#closed-deck")
+    page.wait_for_selector("#groups .card[data-code='KS']")
+    record()
+    asha.drag(page.locator("#groups .card[data-code='KS']"), page.locator("#finish-slot"))
+    page.wait_for_selector("#modal:not([hidden]) >> text=Valid declaration")
+    assert page.locator("#modal .sheet-group .group-label.kind-pure_sequence").count() == 3
+    assert page.locator("#modal .sheet-group .group-label.kind-set").count() == 1
+    page.click("#declare-confirm")
+
+    # 4. Ravi shows his current arrangement; both see the result sheet.
+    rp.wait_for_selector("#btn-show:not([hidden])")
+    rp.wait_for_selector("#declared >> text=Asha declared")
+    rp.click("#btn-show")
+    for p in (asha, ravi):
+        p.page.wait_for_selector("#modal:not([hidden]) #result-table")
+        p.page.wait_for_selector("#result-table tr.winner >> text=Asha")
+        p.page.wait_for_selector("#result-table .group-label.kind-set")
+    state = state_of(pool_table)
+    assert state.phase == "between_deals"
+    assert state.last_result is not None
+    ravi_points = state.last_result["players"]["1"]["points"]
+    assert ravi_points > 0 and state.players[1].score == ravi_points and state.players[0].score == 0
+    row = page.locator("#result-table tr[data-seat='1']")
+    assert row.locator(".ppoints").inner_text().strip() == str(ravi_points)
+    assert row.locator(".pscore").inner_text().strip() == str(ravi_points)
+    page.wait_for_selector("#sheet-countdown >> text=Next deal in")
+    asha.shot("result-desktop")
+    ravi.shot("result-phone")
+
+    # Nobody's page ever held the other player's cards.
+    assert_never_sent_foreign_cards(asha, 0, seen_hands)
+    assert_never_sent_foreign_cards(ravi, 1, seen_hands)
+
+    # Hand history: the deal is there, with its result sheet and every move.
+    deal = Deal.objects.get(game=game_of(pool_table), number=1)
+    assert deal.finished_at is not None
+    page.click("#modal-x")
+    asha.goto("/history/")
+    page.click(f"a[href='/history/deals/{deal.pk}/']")
+    page.wait_for_selector("#deal-result >> text=Ravi")
+    page.wait_for_selector("#deal-result .rgroup.kind-set")
+    page.click("#replay-controls >> text=Next")
+    page.click("#replay-controls >> text=Next")
+    page.wait_for_selector("#replay-step >> text=move 3 of")
+    page.wait_for_selector("#deal-events li.current")
+    asha.shot("replay-desktop")
+
+    assert asha.errors == [] and ravi.errors == [], (asha.errors, ravi.errors)
