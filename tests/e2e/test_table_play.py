@@ -41,6 +41,7 @@ from game_engine.scenario import scripted_game
 from tables import clock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
+from tests.helpers import card_lists
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -117,20 +118,6 @@ def stack_deal(table: Table) -> GameState:
         game.event_count += 1
         game.save()
     return state
-
-
-def card_lists(value: Any) -> list[list[str]]:
-    """Every list of strings inside a JSON value."""
-    found: list[list[str]] = []
-    if isinstance(value, dict):
-        for item in value.values():
-            found += card_lists(item)
-    elif isinstance(value, list):
-        if value and all(isinstance(v, str) for v in value):
-            found.append(value)
-        for item in value:
-            found += card_lists(item)
-    return found
 
 
 class Player:

@@ -8,12 +8,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.conf import settings
-from django.test import Client, override_settings
+from django.test import override_settings
 
 from accounts.models import User
 from rummy_site.asgi import application
 from tables.consumers import LOBBY_GROUP
+from tests.helpers import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = (b"origin", b"http://localhost")
@@ -21,10 +21,7 @@ ORIGIN = (b"origin", b"http://localhost")
 
 @sync_to_async
 def _session_cookie(username: str) -> bytes:
-    user = User.objects.create_user(username, password="x-rummy-2026")
-    client = Client()
-    client.force_login(user)
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
+    return session_cookie(User.objects.create_user(username, password="x-rummy-2026")).encode()
 
 
 async def test_anonymous_websocket_is_refused() -> None:

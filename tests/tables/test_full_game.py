@@ -15,14 +15,13 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.conf import settings
-from django.test import Client
 
 from accounts.models import User
 from game_engine.game import GameState
 from rummy_site.asgi import application
 from tables import services
 from tables.models import PoolGame, Table
+from tests.helpers import card_lists, session_cookie
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
@@ -38,12 +37,6 @@ PLAN = {
     4: {"Asha": "wrong_show", "Ravi": "drop", "Meera": "play"},  # Asha reaches 140: no rejoin (81 > 79)
     5: {"Ravi": "drop", "Meera": "play"},  # Ravi reaches 101: Meera wins the pool
 }
-
-
-def session_cookie(user: User) -> bytes:
-    client = Client()
-    client.force_login(user)
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
 
 
 class Seat:
@@ -71,20 +64,6 @@ class Seat:
                 self.version = max(self.version, message["version"])
             if message.get("type") == "result" and message.get("request_id") == request_id:
                 return message
-
-
-def card_lists(value: Any) -> list[list[str]]:
-    """Every list of strings inside a message."""
-    found: list[list[str]] = []
-    if isinstance(value, dict):
-        for item in value.values():
-            found += card_lists(item)
-    elif isinstance(value, list):
-        if value and all(isinstance(v, str) for v in value):
-            found.append(value)
-        for item in value:
-            found += card_lists(item)
-    return found
 
 
 def assert_no_foreign_cards(message: dict[str, Any], me: int | None, state: GameState) -> None:
@@ -149,7 +128,7 @@ async def test_a_full_three_player_101_pool_game_over_websockets(clock: FakeCloc
         ws = WebsocketCommunicator(
             application,
             f"/ws/tables/{table.pk}/",
-            headers=[(b"origin", b"http://localhost"), (b"cookie", cookie)],
+            headers=[(b"origin", b"http://localhost"), (b"cookie", cookie.encode())],
         )
         connected, _ = await ws.connect()
         assert connected

@@ -19,14 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 from websockets.asyncio.client import connect
 from websockets.typing import Origin
 
-from accounts.models import User
 from tables import services
 from tables.models import PoolGame
+from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, point_celery_at, private_redis, start_daphne, start_worker
 from wallet.audit import check_ledger
@@ -35,12 +33,6 @@ from wallet.selectors import wallet_balance
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
 
 GAME_SECONDS = 120.0
-
-
-def session_cookie(user: User) -> str:
-    client = Client()
-    client.force_login(user)
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
 @dataclass
