@@ -59,6 +59,12 @@ LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
 #: Practice bots think between these many milliseconds before each move.
 BOT_THINK_MS = (_int("BOT_THINK_MIN_MS", 700), _int("BOT_THINK_MAX_MS", 1800))
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+#: Seconds a database connection is kept for reuse (0: a new connection per request / socket call).
+DB_CONN_MAX_AGE = _int("DB_CONN_MAX_AGE", 0)
+#: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
+WS_DB_THREADS = _int("WS_DB_THREADS", 0)
+#: Send a change's channel-layer notices from the event loop, in order, without holding the database thread.
+NOTIFY_IN_BACKGROUND = _bool("NOTIFY_IN_BACKGROUND", True)
 
 # ---------------------------------------------------------------------------
 # APPLICATIONS
@@ -112,7 +118,14 @@ TEMPLATES = [
 # ---------------------------------------------------------------------------
 # DATABASE
 # ---------------------------------------------------------------------------
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+DATABASES = {
+    "default": dj_database_url.parse(
+        # No per-call health check: it would cost a "SELECT 1" round trip on every socket call;
+        # a connection broken by a database restart fails one call and is then replaced.
+        DATABASE_URL,
+        conn_max_age=DB_CONN_MAX_AGE,
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue on SQLite's lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20

@@ -9,12 +9,15 @@ player's view from the database, so a dropped notice costs a query, not a move.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
-from tables import selectors, services
+from tables import notify, selectors, services
 from tables.errors import TableError
 from tables.models import PoolGame, Table
 from tables.notify import table_group
@@ -23,6 +26,24 @@ logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNKNOWN_TABLE = 4404
+_db_pool: ThreadPoolExecutor | None = None
+
+
+def _db(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``database_sync_to_async``; with ``WS_DB_THREADS`` > 0 on a pool of that many threads.
+
+    Channels runs every socket's database work of a process on one shared thread,
+    so one slow query or commit holds up every table on that process. On a pool,
+    actions at different tables run side by side, each thread with its own
+    connection; actions at one table still queue on the game's row lock.
+    """
+    global _db_pool
+    threads = settings.WS_DB_THREADS
+    if threads <= 0:
+        return database_sync_to_async(func)
+    if _db_pool is None:
+        _db_pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ws-db")
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=_db_pool)
 
 
 class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -58,7 +79,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         self.user = user
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        if not await database_sync_to_async(Table.objects.filter(pk=self.table_id).exists)():
+        notify.bind_loop()
+        if not await _db(Table.objects.filter(pk=self.table_id).exists)():
             await self.close(code=CLOSE_UNKNOWN_TABLE)
             return
         self.group = table_group(self.table_id)
@@ -111,7 +133,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
             return
         try:
-            answer = await database_sync_to_async(services.game_act)(
+            answer = await _db(services.game_act)(
                 game_id=self.game_id, user=self.user, request_id=request_id, action=action
             )
         except TableError as exc:
@@ -139,19 +161,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         )
 
     async def send_snapshot(self) -> None:
-        snapshot = await database_sync_to_async(self._snapshot)()
+        snapshot = await _db(self._snapshot)()
         await self.send_json(snapshot)
 
     async def send_update_from_db(self) -> None:
         """Rebuild from the database after a gap: the missing events, then the view."""
         previous_game, previous_version = self.game_id, self.version
-        snapshot = await database_sync_to_async(self._snapshot)()
+        snapshot = await _db(self._snapshot)()
         if snapshot["game"] is None or snapshot["game"]["id"] != previous_game or previous_version < 0:
             await self.send_json(snapshot)
             return
-        events = await database_sync_to_async(selectors.events_since)(
-            game_id=previous_game, version=previous_version
-        )
+        events = await _db(selectors.events_since)(game_id=previous_game, version=previous_version)
         await self.send_json(
             {
                 "type": "update",

@@ -7,6 +7,7 @@ state itself: a consumer that missed a version rebuilds its player's view from t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Iterator
@@ -16,9 +17,61 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()
+#: The ASGI process's event loop and its outbox of notices (see ``bind_loop``).
+_loop: asyncio.AbstractEventLoop | None = None
+_outbox: asyncio.Queue[list[tuple[str, dict[str, Any]]]] | None = None
+_sender: asyncio.Task[None] | None = None
+
+
+def bind_loop() -> None:
+    """Called on an ASGI process's event loop (by the consumers): notices are sent from there.
+
+    A service running in a worker thread of that process then hands its notices
+    to one sender task on the loop, which sends them in the order they were
+    committed, instead of holding the database thread while it waits for the
+    channel layer (``NOTIFY_IN_BACKGROUND``).
+    """
+    global _loop, _outbox, _sender
+    loop = asyncio.get_running_loop()
+    if _loop is loop and _sender is not None and not _sender.done():
+        return
+    _loop = loop
+    _outbox = asyncio.Queue()
+    _sender = loop.create_task(_send_in_order(_outbox))
+
+
+async def _send_in_order(outbox: asyncio.Queue[list[tuple[str, dict[str, Any]]]]) -> None:
+    layer = get_channel_layer()
+    while True:
+        batch = await outbox.get()
+        for group, message in batch:
+            try:
+                await layer.group_send(group, message)
+            except Exception:  # a lost notice is recovered by the version gap check
+                logger.exception("could not send %s to %s", message.get("type"), group)
+
+
+def _hand_to_loop(batch: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Queue ``batch`` on the bound loop, if there is one running and this is another thread."""
+    loop, outbox = _loop, _outbox
+    if not settings.NOTIFY_IN_BACKGROUND or loop is None or outbox is None or loop.is_closed():
+        return False
+    if not loop.is_running():
+        return False
+    try:
+        if asyncio.get_running_loop() is loop:
+            return False
+    except RuntimeError:
+        pass  # no loop in this thread: a worker thread, as expected
+    try:
+        loop.call_soon_threadsafe(outbox.put_nowait, batch)
+    except RuntimeError:  # the loop closed in between
+        return False
+    return True
 
 
 @contextmanager
@@ -69,6 +122,7 @@ def table_changed(
     events: list[dict[str, Any]],
     views: dict[str, Any] | None,
     game: dict[str, Any] | None,
+    lobby: bool = False,
 ) -> None:
     """Tell every consumer at the table that the game reached ``version``.
 
@@ -88,8 +142,13 @@ def table_changed(
     }
     if views is not None:
         message["views"] = views
+    batch = [(table_group(table_id), message)]
+    if lobby:  # seats or status changed: what the lobby lists
+        batch.append(("lobby", {"type": "lobby.update", "tables": [table_id]}))
+    if _hand_to_loop(batch):
+        return
     try:
-        async_to_sync(layer.group_send)(table_group(table_id), message)
-        async_to_sync(layer.group_send)("lobby", {"type": "lobby.update", "tables": [table_id]})
+        for group, notice in batch:
+            async_to_sync(layer.group_send)(group, notice)
     except Exception:  # a lost notice is recovered by the version gap check
         logger.exception("could not notify table %s of version %s", table_id, version)

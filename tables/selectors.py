@@ -9,7 +9,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from accounts.models import User
 from game_engine.game import GameState
 from game_engine.views import view_for
-from tables.models import Deal, GameEvent, PoolGame, Seat, Table
+from tables.models import Deal, GameEvent, PoolGame, Table
 from wallet.money import format_money
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
@@ -113,10 +113,6 @@ def game_header(game: PoolGame | None) -> dict[str, Any] | None:
 def events_since(*, game_id: int, version: int, limit: int = 500) -> list[dict[str, Any]]:
     rows = GameEvent.objects.filter(game_id=game_id, version__gt=version).order_by("seq")[:limit]
     return [dict(e.as_message(), version=e.version) for e in rows]
-
-
-def seat_in_game(*, game_id: int, user: User) -> Seat | None:
-    return Seat.objects.filter(game_id=game_id, user=user, left_at__isnull=True).first()
 
 
 def finished_deals_for(*, user: User) -> QuerySet[Deal]:

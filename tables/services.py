@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 
 from accounts.models import User
 from game_engine.errors import RummyError
@@ -99,19 +98,21 @@ def table_join(*, table_id: int, user: User) -> Seat:
             )
         seat = Seat.objects.create(game=game, position=position, user=user, is_bot=_is_bot(user))
         seats.append(seat)
-        game.version += 1
         if len(seats) == settings.seats:
             _start_game(game, seats)
-        elif settings.practice and game.deadline_at is None:
+            return seat
+        game.version += 1
+        if settings.practice and game.deadline_at is None:
             # RULES-free house rule: a practice table fills its empty seats with bots after a short wait.
             game.deadline_at = clock.now() + timedelta(seconds=settings.bot_wait_seconds)
             game.deadline_kind = "bots"
         elif len(seats) >= 2 and game.deadline_at is None:
             game.deadline_at = clock.now() + timedelta(seconds=settings.start_countdown_seconds)
             game.deadline_kind = "start"
-        if game.status == PoolGame.Status.WAITING:
-            game.save()
-            _after_commit(game, [Event("seat_taken", {"position": position, "name": user.table_name})])
+        game.save()
+        _after_commit(
+            game, [Event("seat_taken", {"position": position, "name": user.table_name})], lobby=True
+        )
         return seat
 
 
@@ -146,7 +147,9 @@ def table_leave(*, table_id: int, user: User) -> None:
             game.status = PoolGame.Status.CANCELLED
             game.finished_at = clock.now()
         game.save()
-        _after_commit(game, [Event("seat_left", {"position": seat.position, "name": user.table_name})])
+        _after_commit(
+            game, [Event("seat_left", {"position": seat.position, "name": user.table_name})], lobby=True
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -184,14 +187,16 @@ def _player_action(game: PoolGame, user: User, action: dict[str, Any]) -> int:
         )
     if game.status != PoolGame.Status.RUNNING:
         raise NoGameRunning("no game is being played at this table")
-    seat = game.seats.filter(user=user, left_at__isnull=True).first()
-    if seat is None or seat.engine_seat is None:
-        raise NotSeated("you are not playing in this game")
-    payload = {**action, "seat": seat.engine_seat, "at": clock.now_ms()}
     state = GameState.from_dict(game.state)
+    # The engine's players are exactly the seats the game started with (Seat.engine_seat is
+    # the index): finding the user there answers like the seat query, without a query.
+    engine_seat = next((i for i, p in enumerate(state.players) if p.id == str(user.pk)), None)
+    if engine_seat is None:
+        raise NotSeated("you are not playing in this game")
+    payload = {**action, "seat": engine_seat, "at": clock.now_ms()}
     new_state, events = apply(state, payload)
     if action["type"] == "rejoin" and new_state.rules.entry_fee:
-        rejoins = new_state.players[seat.engine_seat].rejoins
+        rejoins = new_state.players[engine_seat].rejoins
         wallet.pay_entry(
             user=user,
             game_ref=game.escrow_ref,
@@ -222,12 +227,12 @@ def game_timeout(*, game_id: int, version: int) -> bool:
             return False
         if game.status == PoolGame.Status.WAITING:
             seats = list(game.seats.filter(left_at__isnull=True))
-            game.version += 1
             if game.deadline_kind == "bots" and seats:
                 seats += _seat_bots(game, seats)
             if len(seats) >= 2:
-                _start_game(game, seats)
+                _start_game(game, seats)  # the start's own version follows the last one announced
             else:
+                game.version += 1  # the countdown is over: its timer must not fire again
                 game.deadline_at = None
                 game.deadline_kind = ""
                 game.save()
@@ -313,7 +318,7 @@ def _start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
     rules = game.table.settings.rules()
     at = clock.now_ms()
     state = new_game(rules, [(str(s.user_id), s.user.table_name) for s in ordered], seed=game.seed, at=at)
-    state.version = game.version  # versions stay monotonic across waiting and playing
+    state.version = game.version  # the start is the next version after the last seat change
     game.seed = state.seed
     game.status = PoolGame.Status.RUNNING
     game.started_at = clock.now()
@@ -365,7 +370,8 @@ def _save(game: PoolGame, old: GameState, new: GameState, events: list[Event]) -
     bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
     views = {str(seat): view_for(new, seat) for seat in range(len(new.players))}
     views["spectator"] = view_for(new, None)
-    _after_commit(game, events, bot_due=bot_due, views=views)
+    lobby = any(e.type in ("game_started", "game_over") for e in events)
+    _after_commit(game, events, bot_due=bot_due, views=views, lobby=lobby)
 
 
 def _settle(game: PoolGame, result: dict[str, Any]) -> None:
@@ -387,7 +393,12 @@ def _settle(game: PoolGame, result: dict[str, Any]) -> None:
 
 
 def _after_commit(
-    game: PoolGame, events: list[Event], *, bot_due: bool = False, views: dict[str, Any] | None = None
+    game: PoolGame,
+    events: list[Event],
+    *,
+    bot_due: bool = False,
+    views: dict[str, Any] | None = None,
+    lobby: bool = False,
 ) -> None:
     """After commit: schedule the timer for the new deadline (and a bot's move) and tell the players."""
     game_id, table_id, version, deadline_at = game.pk, game.table_id, game.version, game.deadline_at
@@ -400,12 +411,13 @@ def _after_commit(
         if bot_due:
             notify.schedule_bot_move(game_id=game_id, version=version, delay=practice.think_seconds())
         notify.table_changed(
-            table_id=table_id, game_id=game_id, version=version, events=payload, views=views, game=header
+            table_id=table_id,
+            game_id=game_id,
+            version=version,
+            events=payload,
+            views=views,
+            game=header,
+            lobby=lobby,
         )
 
     transaction.on_commit(effects)
-
-
-def seat_of(*, game: PoolGame, user: User) -> Seat | None:
-    """The user's current seat in ``game``, if any."""
-    return game.seats.filter(Q(user=user) & Q(left_at__isnull=True)).first()

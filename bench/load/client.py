@@ -1,0 +1,444 @@
+"""The load clients: one asyncio process that plays many tables' seats over real WebSockets.
+
+Started by ``run.py`` (never on its own): it reads a JSON spec on stdin's first
+line (tables, seats, session cookies, Daphne ports, think time, duration),
+connects every seat, prints ``READY``, waits for ``GO`` on stdin, plays for the
+duration, checks that every seat reached the same version, and prints one
+``RESULT {...}`` line. Every wait is bounded; it targets 127.0.0.1 only.
+
+Each seat plays from its own view (the ``view`` of its last snapshot or update),
+and a table makes one action about every ``think`` seconds. For each action the
+latency is the time from sending it to EVERY seat at the table having received
+an update (or snapshot) of the resulting version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+try:  # a lean client: orjson parses a view about 5x faster than json
+    import orjson
+
+    loads = orjson.loads
+
+    def dumps(obj: Any) -> str:
+        return orjson.dumps(obj).decode()
+
+except ImportError:  # pragma: no cover - the stdlib fallback
+    loads = json.loads
+    dumps = json.dumps
+
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+#: Actions that are always allowed and never need a player's attention.
+PASSIVE = frozenset({"arrange", "auto_drop", "im_back", "leave"})
+HOST = "127.0.0.1"  # loopback only
+
+
+def light_action(
+    view: dict[str, Any], rng: random.Random, drop_rate: float, wrong_finish_rate: float, drew_open: bool
+) -> dict[str, Any] | None:
+    """A cheap, legal player: draw closed, discard the drawn card, sometimes drop or finish wrongly."""
+    legal = view["legal"]
+    if "split_accept" in legal:
+        return {"type": "split_accept"}
+    if "rejoin" in legal:
+        return {"type": "rejoin" if rng.random() < 0.5 else "leave"}
+    hand = view.get("hand") or []
+    if "show" in legal:
+        return {"type": "show", "groups": [hand]}
+    if "draw" in legal:
+        if rng.random() < drop_rate:
+            return {"type": "drop"}
+        return {"type": "draw", "source": "closed" if view.get("closed_count") else "open"}
+    if "discard" in legal:
+        drawn = view.get("drawn_card")
+        card = drawn if drawn and not drew_open else next((c for c in hand if c != drawn), hand[0])
+        if rng.random() < wrong_finish_rate:
+            rest = list(hand)
+            rest.remove(card)
+            return {"type": "finish", "card": card, "groups": [rest]}
+        return {"type": "discard", "card": card}
+    return None
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.actions = 0
+        self.errors = 0
+        self.error_kinds: collections.Counter[str] = collections.Counter()
+        self.lost = 0
+        self.duplicated = 0
+        self.rebuilt = 0
+        self.updates = 0
+        self.snapshots = 0
+        self.unexpected_closes = 0
+        self.connect_failures = 0
+        self.reseats = 0
+        self.timeouts = 0
+        self.samples: list[dict[str, Any]] = []
+
+    def error(self, kind: str) -> None:
+        self.errors += 1
+        self.error_kinds[kind] += 1
+
+
+class Seat:
+    def __init__(self, table: Table, index: int, spec: dict[str, Any]) -> None:
+        self.table = table
+        self.index = index
+        self.user_id = spec["user_id"]
+        self.cookie = spec["cookie"]
+        self.port = spec["port"]
+        self.ws: Any = None
+        self.game_id: int | None = None
+        self.game_status: str | None = None
+        self.version = -1
+        self.view: dict[str, Any] | None = None
+        self.history: collections.deque[tuple[int, float]] = collections.deque(maxlen=32)
+        self.drew_open = False
+        self.closing = False
+        self.connected = asyncio.Event()
+
+    async def run(self, sem: asyncio.Semaphore, stop: asyncio.Event) -> None:
+        url = f"ws://{HOST}:{self.port}/ws/tables/{self.table.id}/"
+        stats = self.table.stats
+        try:
+            async with sem:
+                ws = await connect(
+                    url,
+                    additional_headers={"Cookie": self.cookie},
+                    origin=f"http://{HOST}:{self.port}",  # type: ignore[arg-type]
+                    compression=None,
+                    open_timeout=60,
+                    ping_interval=None,
+                    close_timeout=2,
+                    max_size=2**22,
+                )
+        except Exception as exc:  # counted, the run goes on with the others
+            stats.connect_failures += 1
+            stats.error(f"connect:{type(exc).__name__}")
+            self.connected.set()
+            return
+        self.ws = ws
+        try:
+            async for raw in ws:
+                now = time.perf_counter()
+                self.on_message(loads(raw), now)
+                if not self.connected.is_set() and self.version >= 0:
+                    self.connected.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            self.connected.set()
+            if not self.closing and not stop.is_set():
+                stats.unexpected_closes += 1
+                stats.error("unexpected_close")
+
+    def on_message(self, msg: dict[str, Any], now: float) -> None:
+        kind = msg.get("type")
+        stats = self.table.stats
+        if kind == "snapshot":
+            stats.snapshots += 1
+            game = msg.get("game")
+            self.game_id = game["id"] if game else None
+            self.game_status = game["status"] if game else None
+            self.version = int(msg["version"])
+            self.view = msg.get("view")
+            self.history.append((self.version, now))
+            self.table.on_version(self, now)
+        elif kind == "update":
+            stats.updates += 1
+            version = int(msg["version"])
+            game = msg.get("game")
+            gid = game["id"] if game else self.game_id
+            if gid != self.game_id:  # a new game: start counting again
+                self.game_id = gid
+            elif version == self.version + 1:
+                pass
+            elif version <= self.version:
+                stats.duplicated += 1
+            elif msg.get("rebuilt"):
+                stats.rebuilt += 1  # a gap the server repaired
+            else:
+                stats.lost += version - self.version - 1
+            self.game_status = game["status"] if game else self.game_status
+            self.version = max(self.version, version)
+            self.view = msg.get("view")
+            self.history.append((version, now))
+            self.table.on_version(self, now)
+        elif kind == "result":
+            self.table.on_result(self, msg, now)
+        elif kind == "error":
+            stats.error(f"error:{msg.get('error', {}).get('code')}")
+
+
+class Pending:
+    def __init__(self, seat: Seat, request_id: str, sent: float) -> None:
+        self.seat = seat
+        self.request_id = request_id
+        self.sent = sent
+        self.version: int | None = None
+        self.times: dict[int, float] = {}
+        self.done = asyncio.Event()
+        self.action: dict[str, Any] = {}
+
+
+class Table:
+    def __init__(self, spec: dict[str, Any], cfg: dict[str, Any], stats: Stats, run_tag: str) -> None:
+        self.id = spec["id"]
+        self.cfg = cfg
+        self.stats = stats
+        self.seats = [Seat(self, i, s) for i, s in enumerate(spec["seats"])]
+        self.rng = random.Random(f"{cfg['seed']}:{self.id}")
+        self.pending: Pending | None = None
+        self.changed = asyncio.Event()
+        self.counter = 0
+        self.tag = run_tag
+
+    # ------------------------------------------------------------ incoming
+    def on_version(self, seat: Seat, now: float) -> None:
+        self.changed.set()
+        p = self.pending
+        if (
+            p is not None
+            and p.version is not None
+            and seat.index not in p.times
+            and seat.version >= p.version
+        ):
+            p.times[seat.index] = now
+            self._maybe_done(p)
+
+    def on_result(self, seat: Seat, msg: dict[str, Any], now: float) -> None:
+        p = self.pending
+        if p is None or msg.get("request_id") != p.request_id:
+            self.stats.error("stray_result")
+            return
+        if not msg.get("ok"):
+            self.stats.error(f"result:{msg.get('error', {}).get('code')}")
+            if len(self.stats.samples) < 8:
+                self.stats.samples.append(
+                    {
+                        "action": p.action,
+                        "error": msg.get("error"),
+                        "legal": (p.seat.view or {}).get("legal"),
+                        "v": p.seat.version,
+                    }
+                )
+            p.done.set()
+            return
+        p.version = int(msg["version"])
+        for s in self.seats:
+            t = next((t for v, t in s.history if v >= p.version and t >= p.sent), None)
+            if t is not None:
+                p.times[s.index] = t
+        self._maybe_done(p)
+
+    def _maybe_done(self, p: Pending) -> None:
+        if len(p.times) == len(self.live_seats()):
+            self.stats.actions += 1
+            self.stats.latencies.append((max(p.times.values()) - p.sent) * 1000)
+            p.done.set()
+
+    def live_seats(self) -> list[Seat]:
+        return [s for s in self.seats if s.ws is not None and not s.closing]
+
+    # ------------------------------------------------------------ playing
+    def actor(self) -> Seat | None:
+        for s in self.seats:
+            v = s.view
+            if v and s.ws is not None and s.game_status == "running" and not PASSIVE.issuperset(v["legal"]):
+                return s
+        return None
+
+    def choose(self, seat: Seat) -> dict[str, Any] | None:
+        view = seat.view
+        assert view is not None
+        if self.cfg["strategy"] in ("random", "smart"):
+            from game_engine.bots import choose_action
+
+            action = choose_action(view, None, self.rng, self.cfg["strategy"])
+            if action is not None:
+                action.pop("seat", None)
+                return action
+        return light_action(
+            view, self.rng, self.cfg["drop_rate"], self.cfg["wrong_finish_rate"], seat.drew_open
+        )
+
+    async def play(self, end: float) -> None:
+        think = self.cfg["think"]
+        await asyncio.sleep(self.rng.uniform(0, think))
+        while time.perf_counter() < end:
+            seat = self.actor()
+            if seat is None:
+                if all(s.game_status in ("finished", None) for s in self.live_seats()) and self.cfg["reseat"]:
+                    await self.reseat()
+                self.changed.clear()
+                wait = max(0.05, min(1.0, end - time.perf_counter()))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), timeout=wait)
+                continue
+            action = self.choose(seat)
+            if action is None:
+                await asyncio.sleep(0.2)
+                continue
+            if action["type"] == "draw":
+                seat.drew_open = action.get("source") == "open"
+            self.counter += 1
+            rid = f"{self.tag}-{self.id}-{self.counter}"
+            sent = time.perf_counter()
+            p = self.pending = Pending(seat, rid, sent)
+            p.action = action
+            try:
+                await seat.ws.send(dumps({"type": "action", "request_id": rid, "action": action}))
+            except ConnectionClosed:
+                self.pending = None
+                self.stats.error("send_closed")
+                await asyncio.sleep(0.5)
+                continue
+            try:
+                await asyncio.wait_for(p.done.wait(), timeout=self.cfg["action_timeout"])
+            except TimeoutError:
+                self.stats.timeouts += 1
+                self.stats.error("no_update_in_time")
+                if len(self.stats.samples) < 16:
+                    self.stats.samples.append(
+                        {
+                            "timeout": p.action,
+                            "version": p.version,
+                            "got": sorted(p.times),
+                            "seats": [(s.version, s.game_status) for s in self.seats],
+                        }
+                    )
+            self.pending = None
+            pause = think * self.rng.uniform(0.5, 1.5) - (time.perf_counter() - sent)
+            if pause > 0:
+                await asyncio.sleep(min(pause, max(0.0, end - time.perf_counter())))
+
+    async def reseat(self) -> None:
+        """The game is over: everyone sits down again (through the real service) for the next one."""
+        from accounts.models import User
+        from tables.services import table_join
+
+        def join_all() -> None:
+            from django.db import close_old_connections
+
+            close_old_connections()
+            for s in self.seats:
+                table_join(table_id=self.id, user=User.objects.get(pk=s.user_id))
+
+        try:
+            await asyncio.to_thread(join_all)
+            self.stats.reseats += 1
+        except Exception as exc:
+            self.stats.error(f"reseat:{type(exc).__name__}")
+            await asyncio.sleep(2)
+
+    def converged(self) -> bool:
+        seats = [s for s in self.live_seats() if s.game_id is not None]
+        if not seats:
+            return True
+        top = max((s.game_id, s.version) for s in seats)
+        return all((s.game_id, s.version) == top for s in seats)
+
+    def missing(self) -> int:
+        """Versions a seat never received that another seat of the same game did."""
+        seats = [s for s in self.live_seats() if s.game_id is not None]
+        if not seats:
+            return 0
+        gid = max(s.game_id for s in seats)  # type: ignore[type-var]
+        same = [s for s in seats if s.game_id == gid]
+        top = max(s.version for s in same)
+        return sum(top - s.version for s in same)
+
+
+async def main() -> None:
+    spec = json.loads(sys.stdin.readline())
+    cfg = spec["config"]
+    if cfg["reseat"]:
+        import django
+
+        django.setup()
+    stats = Stats()
+    tables = [Table(t, cfg, stats, spec["tag"]) for t in spec["tables"]]
+    stop = asyncio.Event()
+    sem = asyncio.Semaphore(cfg["connect_concurrency"])
+    seat_tasks = [asyncio.create_task(s.run(sem, stop)) for t in tables for s in t.seats]
+    everyone = [s for t in tables for s in t.seats]
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(*(s.connected.wait() for s in everyone)), timeout=cfg["connect_timeout"]
+        )
+    except TimeoutError:
+        stats.error("connect_timeout")
+    connected = sum(1 for s in everyone if s.ws is not None)
+    print(f"READY {connected}", flush=True)
+    line = await asyncio.to_thread(sys.stdin.readline)
+    played = 0.0
+    if not line.startswith("GO"):
+        stop.set()
+    else:
+        start = time.perf_counter()
+        end = start + cfg["duration"]
+        print("PLAYING", flush=True)
+        await asyncio.gather(*(t.play(end) for t in tables))
+        played = time.perf_counter() - start
+        print("STOPPED", flush=True)
+        # Drain: every seat of a table should reach the same version (bounded wait).
+        drain_end = time.perf_counter() + cfg["drain"]
+        for _ in range(int(cfg["drain"] / 0.2) + 1):  # polling many tables, bounded in count and time
+            if time.perf_counter() >= drain_end or all(t.converged() for t in tables):
+                break
+            await asyncio.sleep(0.2)
+        stats.lost += sum(t.missing() for t in tables)
+        stop.set()
+    for s in everyone:
+        s.closing = True
+        if s.ws is not None:
+            await s.ws.close()
+    await asyncio.wait(seat_tasks, timeout=10)
+    for task in seat_tasks:
+        task.cancel()
+    result = {
+        "connections": connected,
+        "played_s": round(played, 2),
+        "latencies": stats.latencies,
+        "actions": stats.actions,
+        "errors": stats.errors,
+        "error_kinds": dict(stats.error_kinds),
+        "lost_events": stats.lost,
+        "duplicated_events": stats.duplicated,
+        "rebuilt": stats.rebuilt,
+        "updates": stats.updates,
+        "snapshots": stats.snapshots,
+        "unexpected_closes": stats.unexpected_closes,
+        "connect_failures": stats.connect_failures,
+        "reseats": stats.reseats,
+        "timeouts": stats.timeouts,
+        "samples": stats.samples,
+    }
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        import uvloop
+
+        uvloop.run(main())
+    except ImportError:
+        asyncio.run(main())
+    os._exit(0)

@@ -1,0 +1,551 @@
+"""Load benchmark of the real stack (GitHub issue #7): Daphne x N, Celery, PostgreSQL, Redis, bot clients.
+
+    .venv/bin/python bench/load/run.py --tables 200 --think 2.0 --duration 60 [--daphnes 2] [--players 6]
+                                       [--sweep 50,100,200,300] [--plot out.png]
+
+For each table count it drops and recreates its own PostgreSQL database
+(``rummy_load``), flushes its own Redis database number, starts N Daphne
+processes, a Celery worker and beat, creates the tables and funded players,
+seats them through ``tables.services.table_join`` (the games start), makes
+Django sessions for them, and runs the WebSocket clients (``client.py``) in
+their own process(es). It prints one JSON object per table count. Loopback
+only; every wait is bounded; children are always stopped (their process
+groups), also on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+HOST = "127.0.0.1"  # loopback only
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------------- processes
+class Child:
+    """A child in its own process group; output to a log file (or a pipe read by a thread)."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str], logdir: Path, *, pipe: bool = False):
+        self.name = name
+        self.log_path = logdir / f"{name}.log"
+        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
+        self.lines: list[str] = []
+        self.popen = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE if pipe else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if pipe else self._log,
+            stderr=self._log,
+            text=True,
+            start_new_session=True,
+        )
+        self._reader: threading.Thread | None = None
+        if pipe:
+            self._reader = threading.Thread(target=self._read, daemon=True)
+            self._reader.start()
+
+    def _read(self) -> None:
+        assert self.popen.stdout is not None
+        for line in self.popen.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_line(self, prefix: str, timeout: float) -> str | None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for line in list(self.lines):
+                if line.startswith(prefix):
+                    return line
+            if self.popen.poll() is not None and not any(x.startswith(prefix) for x in self.lines):
+                time.sleep(0.2)  # let the reader catch the last lines
+                return next((x for x in self.lines if x.startswith(prefix)), None)
+            time.sleep(0.05)
+        return None
+
+    def send(self, text: str) -> None:
+        assert self.popen.stdin is not None
+        self.popen.stdin.write(text + "\n")
+        self.popen.stdin.flush()
+
+    def stop(self, timeout: float = 10) -> None:
+        if self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.popen.pid, signal.SIGKILL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.popen.wait(timeout=5)
+        with contextlib.suppress(ProcessLookupError):  # anything it left behind in its group
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        self._log.close()
+
+    def tail(self, n: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((HOST, port)) == 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+# ---------------------------------------------------------------------------- CPU accounting
+def _proc_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _pids_by_comm(*names: str) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                comm = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            if comm in names or any(comm.startswith(n) for n in names):
+                out.append(int(entry.name))
+    return out
+
+
+def _machine_ticks() -> tuple[int, int]:
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields), idle
+
+
+class CpuMeter:
+    """CPU use of each group of processes over a window, in % of one core."""
+
+    def __init__(self, groups: dict[str, list[int]]) -> None:
+        self.groups = groups
+
+    def sample(self) -> dict[str, Any]:
+        return {
+            "t": time.monotonic(),
+            "machine": _machine_ticks(),
+            "groups": {name: {pid: _proc_ticks(pid) for pid in pids} for name, pids in self.groups.items()},
+            "pg": {pid: _proc_ticks(pid) for pid in _pids_by_comm("postgres")},
+            "redis": {pid: _proc_ticks(pid) for pid in _pids_by_comm("redis-server")},
+        }
+
+    @staticmethod
+    def diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        wall = b["t"] - a["t"]
+
+        def pct(before: dict[int, int], after: dict[int, int]) -> float:
+            ticks = sum(after[p] - before.get(p, 0) for p in after)
+            return round(100 * ticks / CLK_TCK / wall, 1)
+
+        out: dict[str, Any] = {}
+        for name in b["groups"]:
+            per = [
+                round(100 * (b["groups"][name][p] - a["groups"][name].get(p, 0)) / CLK_TCK / wall, 1)
+                for p in b["groups"][name]
+            ]
+            out[name] = per if name == "daphne" else round(sum(per), 1)
+        out["postgres"] = pct(a["pg"], b["pg"])
+        out["redis"] = pct(a["redis"], b["redis"])
+        total = b["machine"][0] - a["machine"][0]
+        idle = b["machine"][1] - a["machine"][1]
+        out["machine_busy_pct"] = round(100 * (total - idle) / total, 1) if total else 0.0
+        out["unit"] = "% of one core (machine_busy_pct: % of all cores)"
+        return out
+
+
+# ---------------------------------------------------------------------------- the database
+def reset_database(name: str, admin_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def flush_redis(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=3)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def setup_django(env: dict[str, str]) -> None:
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def create_players_and_tables(
+    *, tables: int, players: int, fee: int, tag: str, turn_seconds: int, pause_seconds: int
+) -> list[dict[str, Any]]:
+    """T tables of one kind, P funded players each, seated through table_join; sessions for all."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+    from django.utils.crypto import get_random_string
+
+    from accounts.models import User
+    from tables.models import Table, TableSettings
+    from tables.services import table_join
+    from wallet.services import grant
+
+    kind = TableSettings.objects.create(
+        name=f"load {tag}",
+        format="101",
+        entry_fee=fee,
+        seats=players,
+        turn_seconds=turn_seconds,
+        extra_time_seconds=turn_seconds,
+        declare_seconds=turn_seconds,
+        pause_seconds=pause_seconds,
+        rejoin_window_seconds=turn_seconds,
+        split_offer_seconds=turn_seconds,
+        start_countdown_seconds=turn_seconds,
+    )
+    table_rows = Table.objects.bulk_create(
+        Table(settings=kind, name=f"load {tag} #{i + 1}") for i in range(tables)
+    )
+    users = User.objects.bulk_create(
+        User(username=f"load-{tag}-{i}", display_name=f"Load {i}", password="!unusable")
+        for i in range(tables * players)
+    )
+    for user in users:  # enough chips for many games and rejoins
+        grant(user=user, amount=fee * 200, idempotency_key=f"load:{tag}:{user.pk}")
+    store = SessionStore()
+    expire = timezone.now() + timezone.timedelta(days=1)
+    sessions = []
+    cookies = {}
+    for user in users:
+        key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
+        data = {
+            SESSION_KEY: str(user.pk),
+            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+            HASH_SESSION_KEY: user.get_session_auth_hash(),
+        }
+        sessions.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
+        cookies[user.pk] = f"{settings.SESSION_COOKIE_NAME}={key}"
+    Session.objects.bulk_create(sessions)
+    out = []
+    for t, table in enumerate(table_rows):
+        seated = users[t * players : (t + 1) * players]
+        for user in seated:
+            table_join(table_id=table.pk, user=user)
+        out.append({"id": table.pk, "seats": [{"user_id": u.pk, "cookie": cookies[u.pk]} for u in seated]})
+    return out
+
+
+# ---------------------------------------------------------------------------- one run
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return 0.0
+    k = max(0, min(len(sorted_values) - 1, int(round(q / 100 * (len(sorted_values) - 1)))))
+    return sorted_values[k]
+
+
+def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir: Path) -> dict[str, Any]:
+    from django.db import connections
+
+    connections.close_all()
+    reset_database(args.db_name, args.admin_url)
+    flush_redis(env["REDIS_URL"])
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    children: list[Child] = []
+    try:
+        child_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        ports = [free_port() for _ in range(args.daphnes)]
+        daphnes = [
+            Child(
+                f"daphne-{tables}-{i}",
+                [str(BIN / "daphne"), "-b", HOST, "-p", str(p), "rummy_site.asgi:application"],
+                child_env,
+                logdir,
+            )
+            for i, p in enumerate(ports)
+        ]
+        children += daphnes
+        worker = Child(
+            f"celery-worker-{tables}",
+            [
+                str(BIN / "celery"),
+                "-A",
+                "rummy_site",
+                "worker",
+                "-P",
+                "solo",
+                "-l",
+                "WARNING",
+                "-n",
+                f"load-{os.getpid()}@%h",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+            ],
+            child_env,
+            logdir,
+        )
+        beat = Child(
+            f"celery-beat-{tables}",
+            [
+                str(BIN / "celery"),
+                "-A",
+                "rummy_site",
+                "beat",
+                "-l",
+                "WARNING",
+                "-s",
+                str(logdir / f"beat-schedule-{tables}"),
+            ],
+            child_env,
+            logdir,
+        )
+        children += [worker, beat]
+        tag = f"{int(time.time()) % 100000}x{tables}"
+        t0 = time.monotonic()
+        specs = create_players_and_tables(
+            tables=tables,
+            players=args.players,
+            fee=args.fee,
+            tag=tag,
+            turn_seconds=args.turn_seconds,
+            pause_seconds=args.pause_seconds,
+        )
+        setup_s = time.monotonic() - t0
+        deadline = time.monotonic() + 60
+        while not all(port_open(p) for p in ports):
+            if time.monotonic() > deadline or any(d.popen.poll() is not None for d in daphnes):
+                raise RuntimeError("Daphne did not start:\n" + "\n".join(d.tail() for d in daphnes))
+            time.sleep(0.2)
+        for t, spec in enumerate(specs):  # a table's seats on different Daphnes: cross-process delivery
+            for i, seat in enumerate(spec["seats"]):
+                seat["port"] = ports[(t * args.players + i) % len(ports)]
+        config = {
+            "think": args.think,
+            "duration": args.duration,
+            "strategy": args.strategy,
+            "seed": args.seed,
+            "drop_rate": args.drop_rate,
+            "wrong_finish_rate": args.wrong_finish_rate,
+            "reseat": True,
+            "connect_concurrency": 32,
+            "connect_timeout": 240,
+            "action_timeout": 20,
+            "drain": 10,
+        }
+        groups = [specs[i :: args.client_procs] for i in range(args.client_procs)]
+        clients = [
+            Child(
+                f"client-{tables}-{i}",
+                [sys.executable, str(HERE / "client.py")],
+                child_env,
+                logdir,
+                pipe=True,
+            )
+            for i in range(args.client_procs)
+        ]
+        children += clients
+        for client, group in zip(clients, groups, strict=True):
+            client.send(json.dumps({"tag": tag, "config": config, "tables": group}))
+        for client in clients:
+            if client.wait_line("READY", 300) is None:
+                raise RuntimeError(f"{client.name} did not get ready:\n{client.tail()}")
+        meter = CpuMeter(
+            {
+                "daphne": [d.popen.pid for d in daphnes],
+                "celery": [worker.popen.pid, beat.popen.pid],
+                "clients": [c.popen.pid for c in clients],
+            }
+        )
+        for client in clients:
+            client.send("GO")
+        for client in clients:
+            client.wait_line("PLAYING", 30)
+        before = meter.sample()
+        for client in clients:
+            client.wait_line("STOPPED", args.duration + 60)
+        after = meter.sample()
+        results = []
+        for client in clients:
+            line = client.wait_line("RESULT ", 60)
+            if line is None:
+                raise RuntimeError(f"{client.name} gave no result:\n{client.tail()}")
+            results.append(json.loads(line[len("RESULT ") :]))
+    finally:
+        for child in reversed(children):
+            child.stop()
+    from django.db import connections as conns
+
+    conns.close_all()
+    from tables.models import PoolGame
+    from wallet.audit import check_ledger
+
+    problems = check_ledger()
+    finished = PoolGame.objects.filter(status=PoolGame.Status.FINISHED).count()
+    latencies = sorted(x for r in results for x in r["latencies"])
+    played = max(r["played_s"] for r in results) or args.duration
+    actions = sum(r["actions"] for r in results)
+    error_kinds: dict[str, int] = {}
+    for r in results:
+        for k, v in r["error_kinds"].items():
+            error_kinds[k] = error_kinds.get(k, 0) + v
+    return {
+        "tables": tables,
+        "connections": sum(r["connections"] for r in results),
+        "daphnes": args.daphnes,
+        "duration_s": round(played, 1),
+        "actions": actions,
+        "actions_per_s": round(actions / played, 1),
+        "latency_ms": {
+            "p50": round(percentile(latencies, 50), 1),
+            "p95": round(percentile(latencies, 95), 1),
+            "p99": round(percentile(latencies, 99), 1),
+            "max": round(latencies[-1], 1) if latencies else 0.0,
+        },
+        "errors": sum(r["errors"] for r in results),
+        "error_kinds": error_kinds,
+        "lost_events": sum(r["lost_events"] for r in results),
+        "duplicated_events": sum(r["duplicated_events"] for r in results),
+        "rebuilt_updates": sum(r["rebuilt"] for r in results),
+        "games_finished": finished,
+        "check_ledger": "clean" if not problems else problems[:20],
+        "cpu": CpuMeter.diff(before, after),
+        "setup_s": round(setup_s, 1),
+        "server_env": {k: env[k] for k in ("DB_CONN_MAX_AGE", "WS_DB_THREADS", "NOTIFY_IN_BACKGROUND")},
+        **({"samples": [x for r in results for x in r["samples"]][:10]} if args.samples else {}),
+    }
+
+
+def plot(rows: list[dict[str, Any]], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(rows, key=lambda r: r["tables"])
+    xs = [r["tables"] for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    ax.plot(xs, [r["latency_ms"]["p99"] for r in rows], "o-", label="p99")
+    ax.plot(xs, [r["latency_ms"]["p50"] for r in rows], "s-", label="p50")
+    ax.axhline(250, color="grey", linestyle="--", linewidth=1, label="250 ms target")
+    ax.set_xlabel(f"tables ({rows[0]['connections'] // max(1, rows[0]['tables'])} WebSocket clients each)")
+    ax.set_ylabel("action → every seat updated (ms)")
+    ax.set_title(f"Pool Rummy load, {rows[0]['daphnes']} Daphne(s), one action per table every ~2 s")
+    ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--sweep", default="", help="comma-separated table counts, run in turn")
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--think", type=float, default=2.0, help="seconds between two actions at one table")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of play measured")
+    parser.add_argument("--daphnes", type=int, default=2)
+    parser.add_argument("--client-procs", type=int, default=1, help="processes running the WebSocket clients")
+    parser.add_argument("--strategy", default="light", choices=["light", "random", "smart"])
+    parser.add_argument("--drop-rate", type=float, default=0.12, help="light strategy: chance to drop a turn")
+    parser.add_argument("--wrong-finish-rate", type=float, default=0.01)
+    parser.add_argument("--fee", type=int, default=1_000, help="entry fee in paise")
+    parser.add_argument("--turn-seconds", type=int, default=300, help="long timers: timeouts do not dominate")
+    parser.add_argument("--pause-seconds", type=int, default=2, help="pause between deals (a server timer)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--plot", default="", help="write a PNG of p50/p99 against the table count")
+    parser.add_argument("--db-name", default="rummy_load")
+    parser.add_argument(
+        "--pg", default=f"postgres://postgres@{HOST}:5432", help="PostgreSQL server (loopback)"
+    )
+    parser.add_argument("--redis", default=f"redis://{HOST}:6379", help="Redis server (loopback)")
+    parser.add_argument("--redis-db", type=int, default=13)
+    parser.add_argument("--conn-max-age", default="600", help="DB_CONN_MAX_AGE for the servers")
+    parser.add_argument(
+        "--ws-db-threads", default="4", help="WS_DB_THREADS for Daphne (0: one shared thread)"
+    )
+    parser.add_argument("--notify-in-background", default="1", help="NOTIFY_IN_BACKGROUND for the servers")
+    parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
+    parser.add_argument("--keep-logs", action="store_true", help="keep the children's logs (path on stderr)")
+    args = parser.parse_args()
+    for url in (args.pg, args.redis):
+        host = url.split("@")[-1].split("//")[-1].split(":")[0]
+        if host not in ("127.0.0.1", "localhost"):
+            parser.error(f"{url}: this benchmark targets loopback only")
+    args.admin_url = f"{args.pg}/postgres"
+    env = {
+        "DJANGO_SETTINGS_MODULE": "rummy_site.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "load-bench-secret-key-0123456789-not-for-production-abcdefghijkl",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "DATABASE_URL": f"{args.pg}/{args.db_name}",
+        "REDIS_URL": f"{args.redis}/{args.redis_db}",
+        "RUMMY_EMBEDDED_WORKER": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+    env["DB_CONN_MAX_AGE"] = args.conn_max_age
+    env["WS_DB_THREADS"] = args.ws_db_threads
+    env["NOTIFY_IN_BACKGROUND"] = args.notify_in_background
+    counts = [int(x) for x in args.sweep.split(",") if x.strip()] or [args.tables]
+    logdir = Path(tempfile.mkdtemp(prefix="rummy-load-"))
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    setup_django(env)
+    rows = []
+    try:
+        for n in counts:
+            row = run_once(args, n, env, logdir)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+        if args.plot and rows:
+            plot(rows, args.plot)
+    finally:
+        if args.keep_logs:
+            print(f"logs: {logdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(logdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
