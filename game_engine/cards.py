@@ -87,12 +87,19 @@ class Card:
 
 
 PRINTED_JOKER: Final = Card(PRINTED_JOKER_RANK, "")
+#: Every card by its canonical code: parsing the stored state (canonical codes only) is a lookup.
+_BY_CODE: Final[dict[str, Card]] = {"PJ": PRINTED_JOKER} | {
+    c.code: c for c in (Card(rank, suit) for rank in RANKS for suit in SUITS)
+}
 
 
 def parse_card(text: str) -> Card:
     """Parse notation such as ``10H``, ``th``, ``Q♠`` or ``PJ`` (RULES §1)."""
     if not isinstance(text, str):
         raise InvalidCardError(f"a card must be a string, got {type(text).__name__}")
+    known = _BY_CODE.get(text)
+    if known is not None:  # a canonical code: the card the slow path below would build
+        return known
     raw = text.strip()
     upper = raw.upper()
     if upper in ("PJ", "JOKER"):

@@ -149,15 +149,41 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
             "shown": {str(k): [_codes(g) for g in v] for k, v in d.shown.items()},
         }
     )
-    if seat is not None and seat in d.hands:
-        view["hand"] = _codes(d.hands[seat])
-        view["arrangement"] = [_codes(g) for g in d.arrangement_of(seat)]
-        view["arranged"] = seat in d.arrangements
-        if d.phase == dl.TURN and d.turn == seat and d.drawn is not None:
-            view["drawn_card"] = d.drawn.code
-        if d.phase == dl.TURN and d.turn == seat and d.drawn is None and d.open_pile:
-            top = d.open_pile[-1]
-            view["can_pick_open"] = not is_joker(top, d.wild_rank) or (
-                seat == d.order[0] and d.turns_taken[seat] == 0 and len(d.open_pile) == 1
-            )
+    _add_private(state, seat, view)
     return view
+
+
+def _add_private(state: GameState, seat: int | None, view: dict[str, Any]) -> None:
+    """What only ``seat`` sees of the running deal: its hand, arrangement and drawn card."""
+    d = state.deal
+    if d is None or seat is None or seat not in d.hands or state.phase not in (PLAYING, DECLARING):
+        return
+    view["hand"] = _codes(d.hands[seat])
+    view["arrangement"] = [_codes(g) for g in d.arrangement_of(seat)]
+    view["arranged"] = seat in d.arrangements
+    if d.phase == dl.TURN and d.turn == seat and d.drawn is not None:
+        view["drawn_card"] = d.drawn.code
+    if d.phase == dl.TURN and d.turn == seat and d.drawn is None and d.open_pile:
+        top = d.open_pile[-1]
+        view["can_pick_open"] = not is_joker(top, d.wild_rank) or (
+            seat == d.order[0] and d.turns_taken[seat] == 0 and len(d.open_pile) == 1
+        )
+
+
+def views_for_all(state: GameState) -> dict[str, dict[str, Any]]:
+    """Every seat's view (keys ``"0"``, ``"1"``, ...) and the spectator's (``"spectator"``).
+
+    Each equals ``view_for`` for that seat; the public part is built once and the
+    views share it, so treat them as read-only (they are meant for encoding).
+    """
+    public = view_for(state, None)
+    views: dict[str, dict[str, Any]] = {}
+    for seat, player in enumerate(state.players):
+        view = dict(public)
+        view["seat"] = seat
+        view["legal"] = legal_actions(state, seat)
+        view["auto_drop"] = player.auto_drop
+        _add_private(state, seat, view)
+        views[str(seat)] = view
+    views["spectator"] = public
+    return views

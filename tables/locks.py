@@ -22,3 +22,8 @@ def games_for_update() -> QuerySet[PoolGame]:
 
 def game_for_update(game_id: int) -> PoolGame:
     return games_for_update().get(pk=game_id)
+
+
+def game_row_for_update(game_id: int) -> PoolGame:
+    """The game row only, locked: the same lock as ``game_for_update`` without the joins."""
+    return PoolGame.objects.select_for_update().get(pk=game_id)

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -88,6 +89,11 @@ def _is_suppressed() -> bool:
     return getattr(_suppressed, "on", False)
 
 
+def encode_view(view: dict[str, Any]) -> bytes:
+    """A view as the JSON bytes a consumer puts in its update unchanged (``orjson.Fragment``)."""
+    return orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS)
+
+
 def table_group(table_id: int) -> str:
     return f"table_{table_id}"
 
@@ -127,8 +133,9 @@ def table_changed(
     """Tell every consumer at the table that the game reached ``version``.
 
     ``views`` holds every seat's view (key ``"spectator"`` for the public one),
-    computed once here; it travels only between server processes, and each
-    consumer sends its own player nothing but that player's view.
+    computed once by the caller and encoded to JSON once here (the notice carries
+    bytes, cheap to pack and unpack); it travels only between server processes,
+    and each consumer sends its own player nothing but that player's view.
     """
     layer = get_channel_layer()
     if layer is None or _is_suppressed():
@@ -141,7 +148,7 @@ def table_changed(
         "game": game,
     }
     if views is not None:
-        message["views"] = views
+        message["views"] = {key: encode_view(view) for key, view in views.items()}
     batch = [(table_group(table_id), message)]
     if lobby:  # seats or status changed: what the lobby lists
         batch.append(("lobby", {"type": "lobby.update", "tables": [table_id]}))

@@ -20,7 +20,7 @@ from accounts.models import User
 from game_engine.errors import RummyError
 from game_engine.events import Event
 from game_engine.game import GameState, apply, new_game
-from game_engine.views import view_for
+from game_engine.views import views_for_all
 from tables import clock, notify, practice
 from tables.errors import (
     AlreadySeated,
@@ -32,7 +32,7 @@ from tables.errors import (
     TableFull,
     TableNotFound,
 )
-from tables.locks import game_for_update, table_for_update
+from tables.locks import game_for_update, game_row_for_update, table_for_update
 from tables.models import ClientRequest, Deal, GameEvent, PoolGame, Seat, Table
 from tables.selectors import game_header
 from wallet import services as wallet
@@ -164,21 +164,33 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
     if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
         raise BadRequest("every action needs a request_id: a string of 1 to 64 characters")
     with transaction.atomic():
-        game = _lock_game(game_id)
+        game = _lock_game_row(game_id)
         first = ClientRequest.objects.filter(user=user, request_id=request_id).first()
         if first is not None:
             return dict(first.response, repeated=True)
         try:
-            with transaction.atomic():  # a savepoint: a refused action leaves nothing behind
-                version = _player_action(game, user, action)
-            response: dict[str, Any] = {"ok": True, "version": version}
+            state, new_state, events, engine_seat = _plan_action(game, user, action)
+            if _may_refuse_while_writing(action, new_state, events):
+                with transaction.atomic():  # a savepoint: a refused payment leaves nothing behind
+                    _write_action(game, user, action, state, new_state, events, engine_seat)
+            else:
+                # Nothing below refuses (no payment, no settlement): no savepoint round trips.
+                # Should it anyway, everything rolls back rather than half of it being kept.
+                try:
+                    _write_action(game, user, action, state, new_state, events, engine_seat)
+                except (RummyError, TableError, WalletError) as exc:
+                    raise RuntimeError("an action was refused after its changes were written") from exc
+            response: dict[str, Any] = {"ok": True, "version": new_state.version}
         except (RummyError, TableError, WalletError) as exc:
             response = {"ok": False, "error": error_payload(exc)}
         ClientRequest.objects.create(user=user, request_id=request_id, game=game, response=response)
         return response
 
 
-def _player_action(game: PoolGame, user: User, action: dict[str, Any]) -> int:
+def _plan_action(
+    game: PoolGame, user: User, action: dict[str, Any]
+) -> tuple[GameState, GameState, list[Event], int]:
+    """Check the action and ask the engine; raises the refusals and writes nothing."""
     if not isinstance(action, dict) or action.get("type") not in PLAYER_ACTIONS:
         kinds = ", ".join(sorted(PLAYER_ACTIONS))
         raise BadRequest(
@@ -195,6 +207,25 @@ def _player_action(game: PoolGame, user: User, action: dict[str, Any]) -> int:
         raise NotSeated("you are not playing in this game")
     payload = {**action, "seat": engine_seat, "at": clock.now_ms()}
     new_state, events = apply(state, payload)
+    return state, new_state, events, engine_seat
+
+
+def _may_refuse_while_writing(action: dict[str, Any], new_state: GameState, events: list[Event]) -> bool:
+    """A rejoin fee or a settlement moves money, which the wallet may refuse after some writes."""
+    return bool(action["type"] == "rejoin" and new_state.rules.entry_fee) or any(
+        e.type == "game_over" for e in events
+    )
+
+
+def _write_action(
+    game: PoolGame,
+    user: User,
+    action: dict[str, Any],
+    state: GameState,
+    new_state: GameState,
+    events: list[Event],
+    engine_seat: int,
+) -> None:
     if action["type"] == "rejoin" and new_state.rules.entry_fee:
         rejoins = new_state.players[engine_seat].rejoins
         wallet.pay_entry(
@@ -205,7 +236,6 @@ def _player_action(game: PoolGame, user: User, action: dict[str, Any]) -> int:
             memo=f"Rejoin fee, {game.table.name}",
         )
     _save(game, state, new_state, events)
-    return new_state.version
 
 
 def game_timeout(*, game_id: int, version: int) -> bool:
@@ -279,9 +309,10 @@ def _lock_table(table_id: int) -> Table:
         raise TableNotFound(f"there is no table {table_id}") from None
 
 
-def _lock_game(game_id: int) -> PoolGame:
+def _lock_game_row(game_id: int) -> PoolGame:
+    """The game row alone, locked (its table and settings load only if a payment needs the name)."""
     try:
-        return game_for_update(game_id)
+        return game_row_for_update(game_id)
     except PoolGame.DoesNotExist:
         raise NoGameRunning(f"there is no game {game_id}") from None
 
@@ -326,11 +357,22 @@ def _start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
         "game_started", {"players": [{"seat": i, "name": s.user.table_name} for i, s in enumerate(ordered)]}
     )
     new_state, events = apply(state, {"type": "start_deal", "at": at})
-    _save(game, state, new_state, [started, *events])
+    _save(game, state, new_state, [started, *events], also=("seed", "status", "started_at", "bot_seats"))
 
 
-def _save(game: PoolGame, old: GameState, new: GameState, events: list[Event]) -> None:
-    """Persist the engine's new state, its events, hand history and any settlement."""
+#: The game's columns ``_save`` always writes, and those a settlement adds.
+_SAVED_FIELDS = ("state", "version", "deadline_at", "deadline_kind", "event_count")
+_SETTLED_FIELDS = ("status", "finished_at", "result")
+
+
+def _save(
+    game: PoolGame, old: GameState, new: GameState, events: list[Event], *, also: tuple[str, ...] = ()
+) -> None:
+    """Persist the engine's new state, its events, hand history and any settlement.
+
+    Only the columns that change are written: ``_SAVED_FIELDS``, the settlement's,
+    and ``also`` (what the caller changed on ``game`` before).
+    """
     now = clock.now()
     game.state = new.to_dict()
     game.version = new.version
@@ -364,12 +406,13 @@ def _save(game: PoolGame, old: GameState, new: GameState, events: list[Event]) -
     )
     game.event_count += len(events)
     game_over = next((e for e in events if e.type == "game_over"), None)
+    fields = _SAVED_FIELDS + also
     if game_over is not None:
         _settle(game, game_over.data)
-    game.save()
+        fields += _SETTLED_FIELDS
+    game.save(update_fields=fields)
     bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
-    views = {str(seat): view_for(new, seat) for seat in range(len(new.players))}
-    views["spectator"] = view_for(new, None)
+    views = views_for_all(new)
     lobby = any(e.type in ("game_started", "game_over") for e in events)
     _after_commit(game, events, bot_due=bot_due, views=views, lobby=lobby)
 

@@ -154,3 +154,10 @@ def test_parse_rank() -> None:
 def test_sorted_hand_groups_by_suit_then_rank_jokers_last() -> None:
     hand = parse_cards(["PJ", "2C", "KS", "AS", "5H"])
     assert [c.code for c in sorted_hand(hand)] == ["AS", "KS", "5H", "2C", "PJ"]
+
+
+def test_parse_card_of_every_canonical_code_is_that_card() -> None:
+    """The canonical codes (what the stored state holds) parse to the card they name."""
+    for card in [PRINTED_JOKER, *(Card(rank, suit) for rank in range(1, 14) for suit in "SHDC")]:
+        assert parse_card(card.code) == card
+        assert parse_card(f" {card.code.lower()} ") == card

@@ -16,7 +16,7 @@ from game_engine.cards import build_packs
 from game_engine.errors import RummyError
 from game_engine.formats import make_rules
 from game_engine.game import GameState, apply, new_game
-from game_engine.views import view_for
+from game_engine.views import view_for, views_for_all
 
 
 def _lists(obj: Any) -> list[list[Any]]:
@@ -51,6 +51,12 @@ def _check_invariants(state: GameState) -> None:
                 assert all(x != closed for x in lists), "closed deck leak"
             if in_deal:
                 assert view["closed_count"] == len(d.closed)
+    # Every view at once (what the server broadcasts) equals each seat's own view, key order too.
+    one_by_one = {str(seat): view_for(state, seat) for seat in range(len(state.players))}
+    one_by_one["spectator"] = view_for(state, None)
+    together = views_for_all(state)
+    assert together == one_by_one
+    assert [list(v) for v in together.values()] == [list(v) for v in one_by_one.values()]
     # Serialization round trip.
     data = state.to_dict()
     assert GameState.from_dict(json.loads(json.dumps(data))).to_dict() == data
