@@ -206,6 +206,31 @@ def _fixed(legs: Legs) -> Callable[[dict[int, Account]], Legs]:
 # ---------------------------------------------------------------------------
 # Grants: issuance -> wallet
 # ---------------------------------------------------------------------------
+def _transfer(
+    *,
+    kind: str,
+    source: Account,
+    target: Account,
+    amount: int,
+    idempotency_key: str,
+    memo: str,
+    caused_by: User | None,
+    now: datetime | None = None,
+) -> tuple[LedgerTransaction, bool]:
+    """A fixed amount from one account to another: the two-leg posting most services are."""
+    legs = {source.pk: -amount, target.pk: amount}
+    return _post(
+        kind=kind,
+        idempotency_key=idempotency_key,
+        accounts=[source, target],
+        legs=_fixed(legs),
+        fixed_legs=legs,
+        memo=memo,
+        caused_by=caused_by,
+        now=now,
+    )
+
+
 def grant(
     *,
     user: User,
@@ -220,14 +245,12 @@ def grant(
     _paise(amount)
     if kind not in GRANT_KINDS:
         raise ValueError(f"grant kind must be one of {[str(k) for k in GRANT_KINDS]}, got {kind!r}")
-    source, wallet = issuance_account(), wallet_account_for(user_id=user.pk)
-    legs = {source.pk: -amount, wallet.pk: amount}
-    txn, _ = _post(
+    txn, _ = _transfer(
         kind=kind,
+        source=issuance_account(),
+        target=wallet_account_for(user_id=user.pk),
+        amount=amount,
         idempotency_key=idempotency_key,
-        accounts=[source, wallet],
-        legs=_fixed(legs),
-        fixed_legs=legs,
         memo=memo or f"{TransactionKind(kind).label}: {format_money(amount)}",
         caused_by=caused_by,
         now=now,
@@ -265,14 +288,12 @@ def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTrans
     amount = chips(settings.DAILY_TOPUP_CHIPS)
     _paise(amount, what="DAILY_TOPUP_CHIPS")
     key = daily_topup_key(user_id=user.pk, now=now)
-    source, wallet = issuance_account(), wallet_account_for(user_id=user.pk)
-    legs = {source.pk: -amount, wallet.pk: amount}
-    txn, created = _post(
+    txn, created = _transfer(
         kind=TransactionKind.DAILY_TOPUP,
+        source=issuance_account(),
+        target=wallet_account_for(user_id=user.pk),
+        amount=amount,
         idempotency_key=key,
-        accounts=[source, wallet],
-        legs=_fixed(legs),
-        fixed_legs=legs,
         memo="Daily free chips",
         caused_by=user,
         now=now,
@@ -293,14 +314,12 @@ def pay_entry(
     Raises ``InsufficientFunds`` if the wallet cannot pay.
     """
     _paise(amount)
-    wallet, escrow = wallet_account_for(user_id=user.pk), escrow_account_for(game_ref)
-    legs = {wallet.pk: -amount, escrow.pk: amount}
-    txn, _ = _post(
+    txn, _ = _transfer(
         kind=TransactionKind.ENTRY_FEE,
+        source=wallet_account_for(user_id=user.pk),
+        target=escrow_account_for(game_ref),
+        amount=amount,
         idempotency_key=idempotency_key,
-        accounts=[wallet, escrow],
-        legs=_fixed(legs),
-        fixed_legs=legs,
         memo=memo or f"Entry fee for {game_ref}",
         caused_by=user,
     )
@@ -380,14 +399,12 @@ def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -
 def take_rake(*, game_ref: str, amount: int, idempotency_key: str) -> LedgerTransaction:
     """Move the platform fee from a game's escrow to the house (lower level than ``settle_game``)."""
     _paise(amount)
-    escrow, house = escrow_account_for(game_ref), house_account()
-    legs = {escrow.pk: -amount, house.pk: amount}
-    txn, _ = _post(
+    txn, _ = _transfer(
         kind=TransactionKind.RAKE,
+        source=escrow_account_for(game_ref),
+        target=house_account(),
+        amount=amount,
         idempotency_key=idempotency_key,
-        accounts=[escrow, house],
-        legs=_fixed(legs),
-        fixed_legs=legs,
         memo=f"Rake from {game_ref}",
         caused_by=None,
     )
@@ -399,14 +416,12 @@ def pay_out(
 ) -> LedgerTransaction:
     """Pay part of a game's escrow to one player (lower level than ``settle_game``)."""
     _paise(amount)
-    escrow, wallet = escrow_account_for(game_ref), wallet_account_for(user_id=user.pk)
-    legs = {escrow.pk: -amount, wallet.pk: amount}
-    txn, _ = _post(
+    txn, _ = _transfer(
         kind=TransactionKind.PAYOUT,
+        source=escrow_account_for(game_ref),
+        target=wallet_account_for(user_id=user.pk),
+        amount=amount,
         idempotency_key=idempotency_key,
-        accounts=[escrow, wallet],
-        legs=_fixed(legs),
-        fixed_legs=legs,
         memo=memo or f"Prize from {game_ref}",
         caused_by=None,
     )
@@ -470,14 +485,12 @@ def adjust(
         raise ReasonRequired("a staff adjustment needs a reason")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise InvalidAmount(f"adjustment must be a non-zero int of paise, got {amount!r}")
-    source, wallet = issuance_account(), wallet_account_for(user_id=user.pk)
-    legs = {source.pk: -amount, wallet.pk: amount}
-    txn, _ = _post(
+    txn, _ = _transfer(
         kind=TransactionKind.ADJUSTMENT,
+        source=issuance_account(),
+        target=wallet_account_for(user_id=user.pk),
+        amount=amount,
         idempotency_key=idempotency_key,
-        accounts=[source, wallet],
-        legs=_fixed(legs),
-        fixed_legs=legs,
         memo=f"{reason} (by {staff_user.get_username()})",
         caused_by=staff_user,
     )
