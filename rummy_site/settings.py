@@ -63,6 +63,10 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 DB_CONN_MAX_AGE = _int("DB_CONN_MAX_AGE", 0)
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
+#: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
+CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+if CHANNEL_LAYER not in ("pubsub", "lists"):
+    raise ImproperlyConfigured(f"CHANNEL_LAYER must be pubsub or lists, not {CHANNEL_LAYER!r}")
 #: Send a change's channel-layer notices from the event loop, in order, without holding the database thread.
 NOTIFY_IN_BACKGROUND = _bool("NOTIFY_IN_BACKGROUND", True)
 
@@ -179,7 +183,17 @@ X_FRAME_OPTIONS = "DENY"
 # ---------------------------------------------------------------------------
 # CHANNELS
 # ---------------------------------------------------------------------------
-if REDIS_URL:
+if REDIS_URL and CHANNEL_LAYER == "pubsub":
+    # Redis pub/sub: one PUBLISH per notice, received once by each process that has a
+    # consumer in the group. At most once, like the list layer past its capacity: a
+    # consumer that misses a version rebuilds its view from the database (tables.consumers).
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+elif REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",

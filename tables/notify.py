@@ -104,7 +104,7 @@ def schedule_timeout(*, game_id: int, version: int, eta: datetime) -> None:
     if _is_suppressed():
         return
     try:
-        enforce_deadline.apply_async(args=(game_id, version), eta=eta)
+        enforce_deadline.apply_async(args=(game_id, version, eta.isoformat()), eta=eta)
     except Exception:  # the beat sweep enforces the deadline anyway
         logger.exception("could not schedule the timer of game %s at version %s", game_id, version)
 

@@ -238,22 +238,30 @@ def _write_action(
     _save(game, state, new_state, events)
 
 
-def game_timeout(*, game_id: int, version: int) -> bool:
-    """Enforce the deadline scheduled at ``version``; a stale or early call does nothing.
+def game_timeout(*, game_id: int, version: int, armed_for: datetime | None = None) -> bool:
+    """Enforce the deadline scheduled at ``version``; a stale or early call changes nothing.
 
     Called by the timer task and by the sweep, possibly more than once for the
     same deadline: only the first call that finds the game still at ``version``
-    and the deadline passed changes anything.
+    and the deadline passed changes anything. A timer task passes ``armed_for``,
+    the moment it was armed to fire at: if it is still the game's armed timer
+    (``PoolGame.timer_at``) and finds nothing to enforce, because the game moved
+    on or it fired early, it arms the timer for the game's current deadline.
     """
     with transaction.atomic():
         try:
             game = game_for_update(game_id)
         except PoolGame.DoesNotExist:
             return False
-        if game.version != version or game.deadline_at is None or game.status not in _OPEN:
-            return False
-        if game.deadline_at > clock.now():
-            _after_commit(game, [])  # fired early (clock skew): schedule it again
+        armed = armed_for is not None and game.timer_at == armed_for
+        if (
+            game.version != version
+            or game.deadline_at is None
+            or game.status not in _OPEN
+            or game.deadline_at > clock.now()
+        ):
+            if armed:
+                _arm_timer(game, again=True)
             return False
         if game.status == PoolGame.Status.WAITING:
             seats = list(game.seats.filter(left_at__isnull=True))
@@ -435,6 +443,30 @@ def _settle(game: PoolGame, result: dict[str, Any]) -> None:
     game.deadline_kind = ""
 
 
+def _arm_timer(game: PoolGame, *, again: bool = False) -> None:
+    """Arm a timer task for the game's deadline, unless the armed one comes first.
+
+    One timer follows each game instead of one task per change: most changes
+    move the deadline later (the next turn), and the armed timer, when it fires
+    and finds the game moved on, arms the next one itself (``game_timeout``).
+    A timer is armed anew when the deadline comes before the armed one, when the
+    armed one's time has passed (it is firing, was lost or fired early), or
+    ``again`` (the armed timer found nothing to enforce). Called with the game
+    locked; the task is sent after commit. The beat sweep covers a lost task.
+    """
+    due = game.deadline_at
+    if due is None:
+        return
+    armed = game.timer_at
+    if not again and armed is not None and clock.now() < armed <= due:
+        return
+    game_id, version = game.pk, game.version
+    if armed != due:
+        game.timer_at = due
+        PoolGame.objects.filter(pk=game_id).update(timer_at=due)
+    transaction.on_commit(lambda: notify.schedule_timeout(game_id=game_id, version=version, eta=due))
+
+
 def _after_commit(
     game: PoolGame,
     events: list[Event],
@@ -443,14 +475,13 @@ def _after_commit(
     views: dict[str, Any] | None = None,
     lobby: bool = False,
 ) -> None:
-    """After commit: schedule the timer for the new deadline (and a bot's move) and tell the players."""
-    game_id, table_id, version, deadline_at = game.pk, game.table_id, game.version, game.deadline_at
+    """After commit: arm the timer for the new deadline, schedule a bot's move and tell the players."""
+    game_id, table_id, version = game.pk, game.table_id, game.version
     payload = [e.to_dict() for e in events]
     header = game_header(game)
+    _arm_timer(game)
 
     def effects() -> None:
-        if deadline_at is not None:
-            notify.schedule_timeout(game_id=game_id, version=version, eta=deadline_at)
         if bot_due:
             notify.schedule_bot_move(game_id=game_id, version=version, delay=practice.think_seconds())
         notify.table_changed(

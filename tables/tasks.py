@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from celery import shared_task
 
 from tables import practice, services
 
 
 @shared_task(name="tables.tasks.enforce_deadline", acks_late=True, ignore_result=True)
-def enforce_deadline(game_id: int, version: int) -> bool:
-    """Idempotent: a timer for a version the game has moved past does nothing."""
-    return services.game_timeout(game_id=game_id, version=version)
+def enforce_deadline(game_id: int, version: int, armed_for: str | None = None) -> bool:
+    """Idempotent: a timer for a version the game has moved past enforces nothing.
+
+    ``armed_for`` (ISO time) names the timer: the game's armed one re-arms for the current deadline.
+    """
+    armed = datetime.fromisoformat(armed_for) if armed_for else None
+    return services.game_timeout(game_id=game_id, version=version, armed_for=armed)
 
 
 @shared_task(name="tables.tasks.sweep_deadlines", acks_late=True, ignore_result=True)

@@ -52,21 +52,22 @@ async def test_logged_in_player_connects_and_receives_group_messages() -> None:
     await communicator.disconnect()
 
 
-async def test_group_message_arrives_through_the_redis_channel_layer(require_redis: str) -> None:
+@pytest.mark.parametrize(
+    "backend", ["channels_redis.pubsub.RedisPubSubChannelLayer", "channels_redis.core.RedisChannelLayer"]
+)
+async def test_group_message_arrives_through_the_redis_channel_layer(
+    require_redis: str, backend: str
+) -> None:
+    """Both layers settings.CHANNEL_LAYER chooses from (pub/sub by default)."""
     prefix = f"test-{uuid.uuid4().hex[:8]}"
-    layers = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [require_redis], "prefix": prefix},
-        }
-    }
+    layers = {"default": {"BACKEND": backend, "CONFIG": {"hosts": [require_redis], "prefix": prefix}}}
     cookie = await _session_cookie("ravi")
     with override_settings(CHANNEL_LAYERS=layers):
         from channels.layers import channel_layers
 
         channel_layers.backends.clear()
         layer = get_channel_layer()
-        assert type(layer).__name__ == "RedisChannelLayer"
+        assert type(layer).__name__ == backend.rpartition(".")[2]
         communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
         connected, _ = await communicator.connect()
         assert connected
