@@ -142,6 +142,10 @@ class PoolGame(models.Model):
     #: Engine seats played by bots (practice tables), so bot moves are scheduled without a query.
     bot_seats = models.JSONField(default=list, blank=True)
     result = models.JSONField(null=True, blank=True)
+    #: Each player's last answered request ids and their answers, newest last
+    #: (``{user_id: [[request_id, answer], ...]}``): a repeated id gets its first answer
+    #: without another query, since the row is locked and saved by every action anyway.
+    answers = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -234,19 +238,3 @@ class GameEvent(models.Model):
 
     def as_message(self) -> dict[str, Any]:
         return {"type": self.type, **self.data}
-
-
-class ClientRequest(models.Model):
-    """The first answer to each client request id, so a repeated request changes nothing."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    request_id = models.CharField(max_length=64)
-    game = models.ForeignKey(PoolGame, on_delete=models.CASCADE, null=True, blank=True)
-    response = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "request_id"], name="one_answer_per_request")]
-
-    def __str__(self) -> str:
-        return f"request {self.request_id} of user {self.user_id}"

@@ -33,7 +33,7 @@ from tables.errors import (
     TableNotFound,
 )
 from tables.locks import game_for_update, game_row_for_update, table_for_update
-from tables.models import ClientRequest, Deal, GameEvent, PoolGame, Seat, Table
+from tables.models import Deal, GameEvent, PoolGame, Seat, Table
 from tables.selectors import game_header
 from wallet import services as wallet
 from wallet.errors import NothingToRefund, WalletError
@@ -57,6 +57,8 @@ PLAYER_ACTIONS = frozenset(
         "leave",
     }
 )
+#: How many answered request ids each player's repeats are recognised among (``PoolGame.answers``).
+ANSWERS_KEPT = 8
 #: The sweep leaves a due deadline to its own timer task for this long first.
 SWEEP_GRACE = timedelta(seconds=1)
 
@@ -165,11 +167,14 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
         raise BadRequest("every action needs a request_id: a string of 1 to 64 characters")
     with transaction.atomic():
         game = _lock_game_row(game_id)
-        first = ClientRequest.objects.filter(user=user, request_id=request_id).first()
+        first = _first_answer(game, user, request_id)
         if first is not None:
-            return dict(first.response, repeated=True)
+            return dict(first, repeated=True)
+        answered = game.answers
         try:
             state, new_state, events, engine_seat = _plan_action(game, user, action)
+            response: dict[str, Any] = {"ok": True, "version": new_state.version}
+            game.answers = _with_answer(answered, user, request_id, response)
             if _may_refuse_while_writing(action, new_state, events):
                 with transaction.atomic():  # a savepoint: a refused payment leaves nothing behind
                     _write_action(game, user, action, state, new_state, events, engine_seat)
@@ -180,11 +185,28 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
                     _write_action(game, user, action, state, new_state, events, engine_seat)
                 except (RummyError, TableError, WalletError) as exc:
                     raise RuntimeError("an action was refused after its changes were written") from exc
-            response: dict[str, Any] = {"ok": True, "version": new_state.version}
         except (RummyError, TableError, WalletError) as exc:
             response = {"ok": False, "error": error_payload(exc)}
-        ClientRequest.objects.create(user=user, request_id=request_id, game=game, response=response)
+            game.answers = _with_answer(answered, user, request_id, response)
+            game.save(update_fields=["answers"])
         return response
+
+
+def _first_answer(game: PoolGame, user: User, request_id: str) -> dict[str, Any] | None:
+    """The answer already given to this player's ``request_id`` in this game, if any."""
+    for asked, answer in game.answers.get(str(user.pk), ()):
+        if asked == request_id:
+            return dict(answer)
+    return None
+
+
+def _with_answer(
+    answers: dict[str, Any], user: User, request_id: str, answer: dict[str, Any]
+) -> dict[str, Any]:
+    """``answers`` with this one added: the player's last ``ANSWERS_KEPT``, newest last (a new dict)."""
+    key = str(user.pk)
+    kept = [*answers.get(key, ())[-(ANSWERS_KEPT - 1) :], [request_id, answer]]
+    return {**answers, key: kept}
 
 
 def _plan_action(
@@ -235,7 +257,7 @@ def _write_action(
             idempotency_key=f"rejoin:{game.pk}:{user.pk}:{rejoins}",
             memo=f"Rejoin fee, {game.table.name}",
         )
-    _save(game, state, new_state, events)
+    _save(game, state, new_state, events, also=("answers",))
 
 
 def game_timeout(*, game_id: int, version: int, armed_for: datetime | None = None) -> bool:

@@ -7,7 +7,7 @@ import pytest
 from game_engine.game import GameState
 from tables import services
 from tables.errors import AlreadySeated, GameInProgress, NotSeated, TableFull, TableNotFound
-from tables.models import ClientRequest, GameEvent, PoolGame
+from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger
 from wallet.errors import InsufficientFunds
@@ -145,7 +145,45 @@ def test_a_repeated_request_id_applies_once_and_returns_the_first_answer() -> No
     assert second["ok"] is True and second["repeated"] is True and second["version"] == first["version"]
     game.refresh_from_db()
     assert game.version == first["version"]
-    assert ClientRequest.objects.filter(request_id="same").count() == 1
+    assert [asked for asked, _ in game.answers[str(users[turn].pk)]] == ["same"]
+
+
+def test_a_refused_request_repeated_gets_the_same_refusal_even_when_it_would_now_apply() -> None:
+    game, users = _started_game()
+    turn = _state(game).deal.turn
+    other = users[1 - turn]
+    draw = {"type": "draw", "source": "closed"}
+    refused = services.game_act(game_id=game.pk, user=other, request_id="early", action=draw)
+    assert refused["ok"] is False
+    drawn = services.game_act(game_id=game.pk, user=users[turn], request_id="t1", action=draw)
+    state = _state(game)
+    assert drawn["ok"] and state.deal is not None and state.deal.drawn is not None
+    services.game_act(
+        game_id=game.pk,
+        user=users[turn],
+        request_id="t2",
+        action={"type": "discard", "card": state.deal.drawn.code},
+    )
+    assert _state(game).deal.turn == 1 - turn  # the refused player's turn now: the same id still refuses
+    again = services.game_act(game_id=game.pk, user=other, request_id="early", action=draw)
+    assert again == {**refused, "repeated": True}
+    game.refresh_from_db()
+    assert GameEvent.objects.filter(game=game, type="draw").count() == 1
+
+
+def test_each_player_keeps_the_answers_to_the_last_request_ids() -> None:
+    game, users = _started_game()
+    turn = _state(game).deal.turn
+    other = users[1 - turn]
+    ids = [f"ping-{i}" for i in range(services.ANSWERS_KEPT + 2)]
+    for rid in ids:  # out of turn: each is refused, and remembered
+        assert (
+            services.game_act(game_id=game.pk, user=other, request_id=rid, action={"type": "drop"})["ok"]
+            is False
+        )
+    game.refresh_from_db()
+    assert [asked for asked, _ in game.answers[str(other.pk)]] == ids[-services.ANSWERS_KEPT :]
+    assert str(users[turn].pk) not in game.answers
 
 
 @pytest.mark.parametrize(
