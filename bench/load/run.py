@@ -449,7 +449,9 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
         "check_ledger": "clean" if not problems else problems[:20],
         "cpu": CpuMeter.diff(before, after),
         "setup_s": round(setup_s, 1),
-        "server_env": {k: env[k] for k in ("DB_CONN_MAX_AGE", "WS_DB_THREADS", "NOTIFY_IN_BACKGROUND")},
+        "server_env": {
+            k: env[k] for k in ("DB_CONN_MAX_AGE", "WS_DB_THREADS", "NOTIFY_IN_BACKGROUND", "CHANNEL_LAYER")
+        },
         **({"samples": [x for r in results for x in r["samples"]][:10]} if args.samples else {}),
     }
 
@@ -506,6 +508,9 @@ def main() -> None:
         "--ws-db-threads", default="4", help="WS_DB_THREADS for Daphne (0: one shared thread)"
     )
     parser.add_argument("--notify-in-background", default="1", help="NOTIFY_IN_BACKGROUND for the servers")
+    parser.add_argument(
+        "--channel-layer", default="pubsub", choices=["pubsub", "lists"], help="CHANNEL_LAYER for the servers"
+    )
     parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
     parser.add_argument("--keep-logs", action="store_true", help="keep the children's logs (path on stderr)")
     args = parser.parse_args()
@@ -528,6 +533,7 @@ def main() -> None:
     env["DB_CONN_MAX_AGE"] = args.conn_max_age
     env["WS_DB_THREADS"] = args.ws_db_threads
     env["NOTIFY_IN_BACKGROUND"] = args.notify_in_background
+    env["CHANNEL_LAYER"] = args.channel_layer
     counts = [int(x) for x in args.sweep.split(",") if x.strip()] or [args.tables]
     logdir = Path(tempfile.mkdtemp(prefix="rummy-load-"))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
