@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -23,6 +25,12 @@ def _bool(name: str, default: bool) -> bool:
     if raw is None or raw == "":
         return default
     return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+def redis_db_number(url: str) -> int:
+    """The database a ``redis://host:port/N`` URL selects (0 when it names none)."""
+    path = urlparse(url).path.strip("/")
+    return int(path) if path.isdigit() else 0
 
 
 def _int(name: str, default: int) -> int:
@@ -180,28 +188,37 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
+
 # ---------------------------------------------------------------------------
 # CHANNELS
 # ---------------------------------------------------------------------------
-if REDIS_URL and CHANNEL_LAYER == "pubsub":
-    # Redis pub/sub: one PUBLISH per notice, received once by each process that has a
-    # consumer in the group. At most once, like the list layer past its capacity: a
-    # consumer that misses a version rebuilds its view from the database (tables.consumers).
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+def channel_layers(redis_url: str, kind: str) -> dict[str, dict[str, Any]]:
+    """The channel layer: in memory without Redis; with it, Redis pub/sub or channels-redis' lists.
+
+    Pub/sub: one PUBLISH per notice, received once by each process that has a consumer
+    in the group. At most once, like the list layer past its capacity: a consumer that
+    misses a version rebuilds its view from the database (tables.consumers). Pub/sub
+    channels belong to the whole Redis server, not to a database: the prefix names the
+    database, so sites (or test runs) on other databases never hear these notices.
+    """
+    if not redis_url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    if kind == "pubsub":
+        return {
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [redis_url], "prefix": f"asgi:db{redis_db_number(redis_url)}:"},
+            }
         }
-    }
-elif REDIS_URL:
-    CHANNEL_LAYERS = {
+    return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+            "CONFIG": {"hosts": [redis_url], "capacity": 1500, "expiry": 30},
         }
     }
-else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+CHANNEL_LAYERS = channel_layers(REDIS_URL, CHANNEL_LAYER)
 
 # ---------------------------------------------------------------------------
 # CELERY

@@ -2,7 +2,8 @@
 
 A group message is a notice that the game moved to ``version``, never the
 state itself: a consumer that missed a version rebuilds its player's view from the database
-(RULES of delivery: the channel layer is at-most-once and drops past capacity).
+(the channel layer is at most once: Redis pub/sub delivers only to whoever listens at that
+moment, and the list layer drops past its capacity).
 """
 
 from __future__ import annotations

@@ -79,3 +79,37 @@ async def test_group_message_arrives_through_the_redis_channel_layer(
         await communicator.disconnect()
         await layer.flush()
     channel_layers.backends.clear()
+
+
+async def test_pubsub_notices_stay_within_their_redis_database(require_redis: str) -> None:
+    """Pub/sub channels span the Redis server; the layer's prefix keeps each database's apart."""
+    import asyncio
+
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    from rummy_site.settings import channel_layers
+    from tests.tables.procs import redis_db_url
+
+    def layer(db: int) -> RedisPubSubChannelLayer:
+        config = channel_layers(redis_db_url(require_redis, db), "pubsub")["default"]
+        assert config["BACKEND"].endswith("RedisPubSubChannelLayer")
+        return RedisPubSubChannelLayer(**config["CONFIG"])
+
+    listener, same_db, other_db = layer(3), layer(3), layer(4)
+    group = f"table_{uuid.uuid4().hex[:8]}"
+    channel = await listener.new_channel()
+    await listener.group_add(group, channel)
+    try:
+        await other_db.group_send(group, {"type": "table.changed", "version": 1})
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(listener.receive(channel), timeout=0.5)
+        channel = await listener.new_channel()  # the timed-out receive gave up its channel
+        await listener.group_add(group, channel)
+        await same_db.group_send(group, {"type": "table.changed", "version": 2})
+        assert await asyncio.wait_for(listener.receive(channel), timeout=5) == {
+            "type": "table.changed",
+            "version": 2,
+        }
+    finally:
+        for each in (listener, same_db, other_db):
+            await each.flush()
