@@ -172,3 +172,21 @@ def test_a_timer_that_fires_early_arms_itself_again(
     armed = timers[0]
     assert _timeout(committed, pool, armed) is False  # the clock has not reached it
     assert timers == [armed, armed]
+
+
+def test_the_task_knows_its_timer_by_the_iso_time_it_carries(
+    clock: FakeClock, committed: Callable[..., Any], timers: list[Timer], game: Any
+) -> None:
+    """What Celery delivers: the armed time as ISO text, compared with the stored ``timer_at``."""
+    from tables.tasks import enforce_deadline
+
+    pool, users = game
+    version, eta = timers[0]
+    clock.advance(5)
+    _draw_and_discard(committed, pool, users, 1)
+    clock.advance(26)
+    assert committed(enforce_deadline, game_id=pool.pk, version=version, armed_for=eta.isoformat()) is False
+    pool.refresh_from_db()
+    assert timers[-1] == (pool.version, pool.deadline_at)  # it was the armed timer: it armed the next
+    assert committed(enforce_deadline, game_id=pool.pk, version=version) is False  # unnamed and stale
+    assert len(timers) == 2
