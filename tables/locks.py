@@ -2,7 +2,8 @@
 
 Lock order, everywhere: table, then game, then wallet accounts (the wallet
 locks its own in primary-key order). No code path takes them in another order,
-so two requests can wait for each other but never deadlock.
+so two requests can wait for each other but never deadlock. A player's action takes
+the same game row lock through ``tables.gamerows.lock_game``, without the joins.
 """
 
 from __future__ import annotations
@@ -22,8 +23,3 @@ def games_for_update() -> QuerySet[PoolGame]:
 
 def game_for_update(game_id: int) -> PoolGame:
     return games_for_update().get(pk=game_id)
-
-
-def game_row_for_update(game_id: int) -> PoolGame:
-    """The game row only, locked: the same lock as ``game_for_update`` without the joins."""
-    return PoolGame.objects.select_for_update().get(pk=game_id)

@@ -21,7 +21,7 @@ from game_engine.errors import RummyError
 from game_engine.events import Event
 from game_engine.game import GameState, apply, new_game
 from game_engine.views import views_for_all
-from tables import clock, notify, practice
+from tables import clock, gamerows, notify, practice
 from tables.errors import (
     AlreadySeated,
     BadRequest,
@@ -32,8 +32,8 @@ from tables.errors import (
     TableFull,
     TableNotFound,
 )
-from tables.locks import game_for_update, game_row_for_update, table_for_update
-from tables.models import Deal, GameEvent, PoolGame, Seat, Table
+from tables.locks import game_for_update, table_for_update
+from tables.models import Deal, PoolGame, Seat, Table
 from tables.selectors import game_header
 from wallet import services as wallet
 from wallet.errors import NothingToRefund, WalletError
@@ -342,7 +342,7 @@ def _lock_table(table_id: int) -> Table:
 def _lock_game_row(game_id: int) -> PoolGame:
     """The game row alone, locked (its table and settings load only if a payment needs the name)."""
     try:
-        return game_row_for_update(game_id)
+        return gamerows.lock_game(game_id)
     except PoolGame.DoesNotExist:
         raise NoGameRunning(f"there is no game {game_id}") from None
 
@@ -423,24 +423,19 @@ def _save(
         Deal.objects.filter(game=game, number=new.last_result["deal_no"]).update(
             result=result, finished_at=now
         )
-    GameEvent.objects.bulk_create(
-        GameEvent(
-            game=game,
-            deal_number=new.deal_no,
-            version=new.version,
-            seq=game.event_count + i,
-            type=e.type,
-            data=e.data,
-        )
-        for i, e in enumerate(events)
+    game.event_count += gamerows.append_events(
+        game_id=game.pk,
+        deal_number=new.deal_no,
+        version=new.version,
+        first_seq=game.event_count,
+        events=events,
     )
-    game.event_count += len(events)
     game_over = next((e for e in events if e.type == "game_over"), None)
     fields = _SAVED_FIELDS + also
     if game_over is not None:
         _settle(game, game_over.data)
         fields += _SETTLED_FIELDS
-    game.save(update_fields=fields)
+    gamerows.update_game(game, fields)
     bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
     views = views_for_all(new)
     lobby = any(e.type in ("game_started", "game_over") for e in events)

@@ -1,0 +1,85 @@
+"""The game row's hand-written statements store and read exactly what the ORM would."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import transaction
+from django.forms.models import model_to_dict
+
+from game_engine.events import Event
+from tables import gamerows
+from tables.models import GameEvent, PoolGame
+from tests.tables.conftest import make_player, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+def _game() -> PoolGame:
+    from tables import services
+
+    table = make_table(seats=2, seed=5)
+    services.table_join(table_id=table.pk, user=make_player("asha"))
+    services.table_join(table_id=table.pk, user=make_player("ravi"))
+    return table.games.get()
+
+
+def _fields(game: PoolGame) -> dict[str, object]:
+    return {f.attname: getattr(game, f.attname) for f in PoolGame._meta.concrete_fields}
+
+
+def test_lock_game_reads_every_field_as_the_orm_does() -> None:
+    game = _game()
+    with transaction.atomic():
+        locked = gamerows.lock_game(game.pk)
+    assert _fields(locked) == _fields(PoolGame.objects.get(pk=game.pk))
+    assert isinstance(locked.state, dict) and locked.state["version"] == locked.version
+    with pytest.raises(PoolGame.DoesNotExist):
+        gamerows.lock_game(10**9)
+
+
+def test_update_game_writes_only_the_fields_named() -> None:
+    game = _game()
+    before = PoolGame.objects.get(pk=game.pk)
+    game.state = {**game.state, "note": "ünïcode ' quote"}
+    game.version += 1
+    game.deadline_at = datetime(2026, 11, 21, 12, 30, 15, 123000, tzinfo=UTC)
+    game.answers = {"7": [["r-1", {"ok": True, "version": game.version}]]}
+    game.deadline_kind = "not saved"
+    with transaction.atomic():
+        gamerows.update_game(game, ("state", "version", "deadline_at", "answers"))
+    after = PoolGame.objects.get(pk=game.pk)
+    assert after.state == game.state
+    assert (after.version, after.deadline_at, after.answers) == (game.version, game.deadline_at, game.answers)
+    assert after.deadline_kind == before.deadline_kind  # not named: not written
+
+
+def test_append_events_numbers_them_in_order() -> None:
+    game = _game()
+    first = game.event_count
+    events = [Event("draw", {"seat": 1, "source": "closed"}), Event("discard", {"seat": 1, "card": "KS"})]
+    with transaction.atomic():
+        added = gamerows.append_events(
+            game_id=game.pk, deal_number=3, version=99, first_seq=first, events=events
+        )
+        assert gamerows.append_events(game_id=game.pk, deal_number=3, version=99, first_seq=0, events=[]) == 0
+    assert added == 2
+    rows = GameEvent.objects.filter(game=game, seq__gte=first).order_by("seq")
+    assert [model_to_dict(r, fields=["deal_number", "version", "seq", "type", "data"]) for r in rows] == [
+        {
+            "deal_number": 3,
+            "version": 99,
+            "seq": first,
+            "type": "draw",
+            "data": {"seat": 1, "source": "closed"},
+        },
+        {
+            "deal_number": 3,
+            "version": 99,
+            "seq": first + 1,
+            "type": "discard",
+            "data": {"seat": 1, "card": "KS"},
+        },
+    ]
+    assert all(r.created_at is not None for r in rows)
