@@ -188,7 +188,7 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
         except (RummyError, TableError, WalletError) as exc:
             response = {"ok": False, "error": error_payload(exc)}
             game.answers = _with_answer(answered, user, request_id, response)
-            game.save(update_fields=["answers"])
+            gamerows.update_game(game, ("answers",))
         return response
 
 
