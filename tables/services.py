@@ -196,7 +196,7 @@ def _first_answer(game: PoolGame, user: User, request_id: str) -> dict[str, Any]
     """The answer already given to this player's ``request_id`` in this game, if any."""
     for asked, answer in game.answers.get(str(user.pk), ()):
         if asked == request_id:
-            return dict(answer)
+            return answer  # the caller copies it
     return None
 
 
