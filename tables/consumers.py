@@ -181,6 +181,9 @@ class TableConsumer(_Consumer):
             await self.send_update_from_db()
             return
         views = event["views"]
+        # The seat may be new since this socket's snapshot: the game started under an open
+        # page, a spectator joined, a bot filled a seat. Whoever the engine seats, sees their seat.
+        self.seat = event.get("seat_of", {}).get(str(self.user.pk))
         self.version = version
         await self.send_json(
             {

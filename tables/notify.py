@@ -129,6 +129,7 @@ def table_changed(
     events: list[dict[str, Any]],
     views: dict[str, Any] | None,
     game: dict[str, Any] | None,
+    seat_of: dict[str, int] | None = None,
     lobby: bool = False,
 ) -> None:
     """Tell every consumer at the table that the game reached ``version``.
@@ -136,7 +137,8 @@ def table_changed(
     ``views`` holds every seat's view (key ``"spectator"`` for the public one),
     computed once by the caller and encoded to JSON once here (the notice carries
     bytes, cheap to pack and unpack); it travels only between server processes,
-    and each consumer sends its own player nothing but that player's view.
+    and each consumer sends its own player nothing but that player's view,
+    the one of the seat ``seat_of`` (user id -> seat) gives that player.
     """
     layer = get_channel_layer()
     if layer is None or _is_suppressed():
@@ -150,6 +152,7 @@ def table_changed(
     }
     if views is not None:
         message["views"] = {key: encode_view(view) for key, view in views.items()}
+        message["seat_of"] = seat_of or {}
     batch = [(table_group(table_id), message)]
     if lobby:  # seats or status changed: what the lobby lists
         batch.append(("lobby", {"type": "lobby.update", "tables": [table_id]}))

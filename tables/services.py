@@ -439,7 +439,8 @@ def _save(
     bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
     views = views_for_all(new)
     lobby = any(e.type in ("game_started", "game_over") for e in events)
-    _after_commit(game, events, bot_due=bot_due, views=views, lobby=lobby)
+    seat_of = {p.id: i for i, p in enumerate(new.players)}
+    _after_commit(game, events, bot_due=bot_due, views=views, seat_of=seat_of, lobby=lobby)
 
 
 def _settle(game: PoolGame, result: dict[str, Any]) -> None:
@@ -490,9 +491,15 @@ def _after_commit(
     *,
     bot_due: bool = False,
     views: dict[str, Any] | None = None,
+    seat_of: dict[str, int] | None = None,
     lobby: bool = False,
 ) -> None:
-    """After commit: arm the timer for the new deadline, schedule a bot's move and tell the players."""
+    """After commit: arm the timer for the new deadline, schedule a bot's move and tell the players.
+
+    ``seat_of`` maps each engine player's user id to their seat, so that a socket
+    opened before its player had a seat (waiting for the start, or a spectator who
+    then joined) sends that seat's view from the notice that gave it one.
+    """
     game_id, table_id, version = game.pk, game.table_id, game.version
     payload = [e.to_dict() for e in events]
     header = game_header(game)
@@ -507,6 +514,7 @@ def _after_commit(
             version=version,
             events=payload,
             views=views,
+            seat_of=seat_of,
             game=header,
             lobby=lobby,
         )
