@@ -403,6 +403,9 @@ def _charge(d: DealState, seat: int, at: int, rules: TableRules) -> None:
         if used > 0:
             d.extra_ms[seat] = bank - used
             d.charged_until = at
+        # The turn time is over: the turn is in its extra time whether or not the
+        # server's turn timer has been applied yet (docs/rules.md §6.9).
+        d.in_extra = True
 
 
 def _require_turn(d: DealState, seat: int) -> None:
@@ -527,7 +530,13 @@ def leave(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
         if on_turn or len(d.active()) <= 1:
             _next_turn(d, at, ctx)
     elif d.phase == FINISHING and d.declarer == seat:
-        _evaluate_declaration(d, seat, d.arrangement_of(seat), at, ctx)
+        # A declarer who leaves has not declared: a wrong show (docs/rules.md §4.5, §7.9).
+        _wrong_show(d, seat, d.arrangement_of(seat), at, ctx, reason="left")
+    elif d.phase == FINISHING and d.status[seat] == PLAYING:
+        # Out of the deal at once, even while another player declares (docs/rules.md §7.9).
+        _drop(d, seat, at, ctx, "left", advance=False)
+        if len(d.active()) <= 1:
+            _end_last_standing(d, ctx)
     elif d.phase == SHOWING and d.status[seat] == PLAYING:
         _score_loser(d, seat, d.arrangement_of(seat), ctx)
         _maybe_all_shown(d, ctx)
@@ -605,11 +614,20 @@ def _evaluate_declaration(d: DealState, seat: int, groups: Groups, at: int, ctx:
             points=0,
             groups=[[c.code for c in g] for g in groups],
             deadline=d.declare_deadline,
+            reason=None,
         )
         _maybe_all_shown(d, ctx)
         return
-    # Wrong show: penalty, and the finish card goes to the open pile as their discard.
+    _wrong_show(d, seat, groups, at, ctx, reason="invalid")
+
+
+def _wrong_show(d: DealState, seat: int, groups: Groups, at: int, ctx: Ctx, *, reason: str) -> None:
+    """Wrong show (docs/rules.md §4.4): penalty, and the finish card goes to the open pile as their discard."""
+    rules = ctx.rules
+    d.shown[seat] = [list(g) for g in groups]
     d.status[seat] = WRONG_SHOW
+    if reason != "invalid":
+        d.drop_reason[seat] = reason
     d.points[seat] = rules.wrong_show
     assert d.finish_slot is not None
     d.open_pile.append(d.finish_slot)
@@ -624,6 +642,7 @@ def _evaluate_declaration(d: DealState, seat: int, groups: Groups, at: int, ctx:
         points=rules.wrong_show,
         groups=[[c.code for c in g] for g in groups],
         open_top=d.open_pile[-1].code,
+        reason=reason,
     )
     d.turn = seat
     _next_turn(d, at, ctx)
@@ -667,7 +686,8 @@ def timeout(d: DealState, at: int, ctx: Ctx) -> None:
         seat = d.turn
         if not d.in_extra and d.extra_ms.get(seat, 0) > 0:
             d.in_extra = True
-            d.charged_until = d.turn_deadline(rules)
+            # Never back: time already charged by an action is not charged again (docs/rules.md §6.9).
+            d.charged_until = max(d.charged_until, d.turn_deadline(rules))
             ctx.emit("extra_time", seat=seat, bank_ms=d.extra_ms[seat], deadline=dl.at_ms + d.extra_ms[seat])
             return
         d.extra_ms[seat] = 0
@@ -675,7 +695,8 @@ def timeout(d: DealState, at: int, ctx: Ctx) -> None:
     elif d.phase == FINISHING:
         assert d.declarer is not None
         seat = d.declarer
-        _evaluate_declaration(d, seat, d.arrangement_of(seat), at, ctx)
+        # Failing to declare in time is a wrong show, whatever the cards (docs/rules.md §4.5).
+        _wrong_show(d, seat, d.arrangement_of(seat), at, ctx, reason="no_show")
     elif d.phase == SHOWING:
         for seat in d.active():
             _score_loser(d, seat, d.arrangement_of(seat), ctx)

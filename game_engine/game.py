@@ -431,29 +431,25 @@ def _end_deal(s: GameState, at: int, ctx: dl.Ctx) -> None:
     )
     for seat in newly_out:
         ctx.emit("eliminated", seat=seat, score=s.players[seat].score)
-    _between_deals(s, at, ctx, rejoin_first=True)
+    _between_deals(s, at, ctx, newly_out=newly_out)
 
 
-def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, rejoin_first: bool) -> None:
-    """After a deal (or a change of players): game over, auto split, rejoin window,
-    manual split offer, then the pause before the next deal (RULES §7-8)."""
+def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, newly_out: list[int] | None = None) -> None:
+    """After a deal (or a change of players): game over, rejoin window, auto split,
+    manual split offer, then the pause before the next deal (docs/rules.md §7-8).
+
+    ``newly_out``: the seats this deal eliminated, the only ones its rejoin window
+    may offer a seat again (docs/rules.md §7.6); None when no deal just ended.
+    """
     rules = s.rules
     live = s.live_seats()
     if len(live) <= 1:
         _game_over_winner(s, live[0] if live else None, ctx)
         return
-    drops = [s.drops_remaining(x) for x in live]
-    someone_out = len(live) < len(s.players)
-    if auto_split_due(drops, someone_out, rules):
-        _game_over_split(s, live, ctx, manual=False)
-        return
-    if rejoin_first:
+    if newly_out:
+        # The rejoin window comes before the auto split check (docs/rules.md §7.8).
         live_scores = [s.players[x].score for x in live]
-        eligible = [
-            i
-            for i, p in enumerate(s.players)
-            if p.eliminated and not p.left and can_rejoin(live_scores, rules)
-        ]
+        eligible = [i for i in newly_out if not s.players[i].left and can_rejoin(live_scores, rules)]
         if eligible:
             score = rejoin_score(live_scores)
             s.phase = REJOIN_WINDOW
@@ -464,6 +460,11 @@ def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, rejoin_first: bool) ->
             )
             return
     s.rejoin_offer = None
+    drops = [s.drops_remaining(x) for x in live]
+    someone_out = len(live) < len(s.players)
+    if auto_split_due(drops, someone_out, rules):
+        _game_over_split(s, live, ctx, manual=False)
+        return
     if manual_split_eligible(drops, s.started):
         amounts = split_amounts(s.prize_pool, rules.entry_fee, drops)
         s.phase = SPLIT_OFFER
@@ -497,7 +498,7 @@ def _rejoin(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
     s.need_toss = True
     ctx.emit("rejoined", seat=seat, score=p.score, fee=s.rules.entry_fee, prize_pool=s.prize_pool)
     if not s.rejoin_offer["seats"]:
-        _between_deals(s, at, ctx, rejoin_first=False)
+        _between_deals(s, at, ctx)
 
 
 def _split_answer(s: GameState, seat: int, accept: bool, at: int, ctx: dl.Ctx) -> None:
@@ -539,7 +540,7 @@ def _leave(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
             s.rejoin_offer["seats"].remove(seat)
         if not was_live:
             if not s.rejoin_offer["seats"]:
-                _between_deals(s, at, ctx, rejoin_first=False)
+                _between_deals(s, at, ctx)
             return
     if was_live and s.phase in (DEALING, BETWEEN_DEALS, REJOIN_WINDOW, SPLIT_OFFER):
         s.split_offer = None
@@ -548,7 +549,7 @@ def _leave(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
             if s.phase == DEALING and len(s.live_seats()) >= 2:
                 s.need_toss = True
                 return
-            _between_deals(s, at, ctx, rejoin_first=False)
+            _between_deals(s, at, ctx)
 
 
 def _timeout(s: GameState, at: int, ctx: dl.Ctx) -> None:
@@ -567,7 +568,7 @@ def _timeout(s: GameState, at: int, ctx: dl.Ctx) -> None:
     elif s.phase in (DEALING, BETWEEN_DEALS):
         _start_deal(s, at, ctx)
     elif s.phase == REJOIN_WINDOW:
-        _between_deals(s, at, ctx, rejoin_first=False)
+        _between_deals(s, at, ctx)
     elif s.phase == SPLIT_OFFER:
         ctx.emit("split_declined", seat=None)
         s.split_offer = None

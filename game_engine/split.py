@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 from game_engine.errors import SplitRuleError
 from game_engine.formats import TableRules
@@ -12,20 +14,20 @@ __all__ = ["auto_split_due", "drops_remaining", "manual_split_eligible", "split_
 
 
 def split_amounts(pool: int, entry_fee: int, drops: Sequence[int]) -> list[int]:
-    """Each player's share of ``pool`` (minor units), in the order of ``drops`` (RULES §8).
+    """Each player's share of ``pool`` (minor units), in the order of ``drops`` (docs/rules.md §8.3).
 
     1. Every player's drops remaining are levelled down to the lowest; each player
-       is paid their excess drops × ``entry_fee``.
+       is owed their excess drops × ``entry_fee``.
     2. If those excess payments exceed the pool they are scaled down in
-       proportion: player i gets ⌊pool × excess_i ÷ total excess⌋.
-    3. What is left of the pool (including paise lost to rounding in step 2) is
-       shared equally, each getting ⌊rest ÷ n⌋.
-    4. **Leftover paise rule**: the ``rest mod n`` paise that do not divide go one
-       each to the players with the most drops remaining first, ties broken by
-       position in ``drops`` (seat order).
+       proportion: player i's exact share is pool × excess_i ÷ total excess.
+       Otherwise the rest of the pool is shared equally: excess_i + rest ÷ n.
+    3. **Largest remainder** (docs/rules.md §8.4): each player gets their exact
+       rational share rounded down; the paise left over go one each to the
+       players with the largest fractional remainders, ties broken by most drops
+       remaining, then by position in ``drops`` (seat order). So every share is
+       its exact share rounded down or up, and the shares sum to ``pool``.
 
-    Every paisa of the pool is paid and no amount is negative. Example (seed 002):
-    pool 15000, entry 2500, drops [3, 1, 0] → [9167, 4167, 1666].
+    Example (seed 002): pool 15000, entry 2500, drops [3, 1, 0] → [9167, 4167, 1666].
     """
     n = len(drops)
     if n == 0:
@@ -35,12 +37,15 @@ def split_amounts(pool: int, entry_fee: int, drops: Sequence[int]) -> list[int]:
     low = min(drops)
     excess = [(d - low) * entry_fee for d in drops]
     total_excess = sum(excess)
-    paid = [pool * e // total_excess for e in excess] if total_excess > pool else list(excess)
-    rest = pool - sum(paid)
-    share, odd = divmod(rest, n)
-    amounts = [p + share for p in paid]
-    order = sorted(range(n), key=lambda i: (-drops[i], i))
-    for i in order[:odd]:
+    if total_excess > pool:
+        exact = [Fraction(pool * e, total_excess) for e in excess]
+    else:
+        equal = Fraction(pool - total_excess, n)
+        exact = [e + equal for e in excess]
+    amounts = [math.floor(x) for x in exact]
+    leftover = pool - sum(amounts)
+    order = sorted(range(n), key=lambda i: (-(exact[i] - amounts[i]), -drops[i], i))
+    for i in order[:leftover]:
         amounts[i] += 1
     return amounts
 

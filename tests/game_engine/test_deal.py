@@ -420,13 +420,14 @@ def test_rules_4_finish_then_show_within_declaration_time() -> None:
     assert next(e for e in ev if e["type"] == "declaration")["valid"] is True
 
 
-def test_rules_4_declaration_timeout_uses_last_arrangement() -> None:
+def test_rules_4_5_declaration_timeout_is_a_wrong_show_even_when_arranged_valid() -> None:
     state = three()
     state, _ = act(state, type="draw", seat=0, source="closed")
     state, _ = act(state, type="finish", seat=0, card="2D")
     state, _ = act(state, type="arrange", seat=0, groups=GROUPS0)
     state, ev = act(state, type="timeout", at=10_000)
-    assert next(e for e in ev if e["type"] == "declaration")["valid"] is True
+    declaration = next(e for e in ev if e["type"] == "declaration")
+    assert declaration["valid"] is False and declaration["reason"] == "no_show"
 
 
 def test_rules_4_show_must_hold_exactly_the_13_cards() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -81,3 +84,57 @@ def test_rules_8_auto_split_eligibility() -> None:
     assert not auto_split_due([0, 0], False, high)  # nobody eliminated yet
     assert not auto_split_due([0, 0], True, low)  # fee not above the threshold
     assert not auto_split_due([0, 0, 0, 0, 0], True, high)
+
+
+# Golden table of split cases (docs/rules.md §8.3-8.4): pool, entry fee, drops remaining → shares.
+# Each share is its exact rational share rounded down or up; the leftover paise go by largest
+# remainder, ties to most drops remaining, then seat order.
+SPLIT_GOLDEN = [
+    # seed 002: 75 + 16.67, 25 + 16.67, 0 + 16.67
+    (15_000, 2_500, [3, 1, 0], [9_167, 4_167, 1_666]),
+    (100, 2_500, [2, 2, 2], [34, 33, 33]),
+    (101, 0, [1, 2, 2], [33, 34, 34]),
+    (3_000, 1_000, [4, 0], [3_000, 0]),
+    (3_001, 1_000, [4, 2, 0], [2_001, 1_000, 0]),
+    (101, 2_500, [1, 2, 2], [0, 51, 50]),
+    # scaled down: exact 1999, 999.5, 999.5, 0 → the leftover paisa goes to a half, never to the whole 1999
+    (3_998, 1_000, [2, 1, 1, 0], [1_999, 1_000, 999, 0]),
+    # scaled down: exact 2401.2, 1600.8 → 2401 and 1601 (largest remainder), not 2402 and 1600
+    (4_002, 1_000, [3, 2, 0], [2_401, 1_601, 0]),
+    # scaled down over five: exact 1000.33 ×2, 500.17 ×2, 0 → the paisa to the larger remainder (seat order)
+    (3_001, 1_000, [2, 2, 1, 1, 0], [1_001, 1_000, 500, 500, 0]),
+    # nothing to level: equal shares, odd paise to seat order
+    (10, 500, [1, 1, 1], [4, 3, 3]),
+    (0, 500, [3, 1, 0], [0, 0, 0]),
+    # excess exactly the pool: nothing left to share equally
+    (3_000, 1_000, [3, 0], [3_000, 0]),
+    (7, 0, [5], [7]),
+]
+
+
+@pytest.mark.parametrize(("pool", "fee", "drops", "expected"), SPLIT_GOLDEN)
+def test_rules_8_4_split_golden_table(pool: int, fee: int, drops: list[int], expected: list[int]) -> None:
+    assert split_amounts(pool, fee, drops) == expected
+
+
+def _exact_shares(pool: int, fee: int, drops: list[int]) -> list[Fraction]:
+    low = min(drops)
+    excess = [(d - low) * fee for d in drops]
+    total = sum(excess)
+    if total > pool:
+        return [Fraction(pool * e, total) for e in excess]
+    return [e + Fraction(pool - total, len(drops)) for e in excess]
+
+
+@given(
+    st.integers(0, 10**8),
+    st.integers(0, 10**6),
+    st.lists(st.integers(0, 12), min_size=1, max_size=6),
+)
+def test_rules_8_4_every_share_is_its_exact_share_rounded_down_or_up(
+    pool: int, fee: int, drops: list[int]
+) -> None:
+    amounts = split_amounts(pool, fee, drops)
+    for amount, exact in zip(amounts, _exact_shares(pool, fee, drops), strict=True):
+        assert math.floor(exact) <= amount <= math.ceil(exact)
+    assert sum(amounts) == pool
