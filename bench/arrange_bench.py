@@ -1,4 +1,4 @@
-"""Speed of ``best_arrangement`` (RULES §5 exact search).
+"""Speed of ``best_arrangement`` (docs/rules.md §5 exact search).
 
     python bench/arrange_bench.py [--hands N] [--seed S] [--check]
 

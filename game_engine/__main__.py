@@ -31,7 +31,7 @@ DEFAULT_CAP = 80
 
 
 def wild_rank_from_text(text: str) -> int:
-    """``7`` → 7, ``PJ`` → 1 (a printed joker cut makes Aces wild, RULES §2)."""
+    """``7`` → 7, ``PJ`` → 1 (a printed joker cut makes Aces wild, docs/rules.md §2)."""
     rank = parse_rank(text)
     return wild_rank_for_cut(parse_card("PJ")) if rank == 0 else rank
 
@@ -99,7 +99,7 @@ def _cmd_score(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m game_engine", description="Pool rummy engine tools.")
     sub = parser.add_subparsers(dest="command", required=True)
-    score = sub.add_parser("score", help="best arrangement and points of a 13-card hand (RULES §3-5)")
+    score = sub.add_parser("score", help="best arrangement and points of a 13-card hand (docs/rules.md §3-5)")
     score.add_argument("--joker", help="rank of the cut joker: A, 2..10, T, J, Q, K, or PJ (Aces wild)")
     score.add_argument("--cap", type=int, default=DEFAULT_CAP, help="full-count cap (default 80)")
     score.add_argument("--jsonl", action="store_true", help="read {cards, joker} objects from stdin")

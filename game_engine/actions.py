@@ -126,7 +126,7 @@ class ImBack(Action):
 
 @dataclass(frozen=True, slots=True)
 class Rejoin(Action):
-    """Sent by the server after charging the entry fee again (RULES §7)."""
+    """Sent by the server after charging the entry fee again (docs/rules.md §7)."""
 
     type: ClassVar[str] = "rejoin"
     seat: int

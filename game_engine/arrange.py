@@ -1,6 +1,6 @@
-"""The best arrangement of a hand: the one with the lowest RULES §5 points.
+"""The best arrangement of a hand: the one with the lowest docs/rules.md §5 points.
 
-Exact, not greedy. The three scoring regimes of RULES §5 are handled separately:
+Exact, not greedy. The three scoring regimes of docs/rules.md §5 are handled separately:
 
 (a) no pure sequence: every card counts, ``T`` (the hand total, jokers 0);
 (b) one pure sequence and nothing else that is a sequence: ``T`` minus the points of
@@ -77,7 +77,7 @@ _MAX_COUNT: Final = 7
 class Arrangement:
     """Groups partitioning the hand; loose cards, if any, form the last group.
 
-    ``valid``: the groups are a valid declaration (RULES §4). ``points``: the RULES §5
+    ``valid``: the groups are a valid declaration (docs/rules.md §4). ``points``: the docs/rules.md §5
     count of this arrangement before the cap, the lowest any arrangement reaches.
     """
 
@@ -197,7 +197,7 @@ def _set_table(suit_mask: int) -> tuple[tuple[int, int], ...]:
 
 
 def best_arrangement(cards: Sequence[Card], wild_rank: int) -> Arrangement:
-    """The arrangement of ``cards`` with the lowest points (RULES §5), exact.
+    """The arrangement of ``cards`` with the lowest points (docs/rules.md §5), exact.
 
     Works for any hand size (13 normally, 14 after a draw). A valid declaration is
     returned whenever one exists. Loose cards form one trailing group.

@@ -1,4 +1,4 @@
-"""Cards, packs, notation and wild jokers (RULES §1-2).
+"""Cards, packs, notation and wild jokers (docs/rules.md §1-2).
 
 A card is a small frozen value. Two physically different cards with the same
 notation (one from each pack) are equal for every rule, so a card carries no
@@ -15,7 +15,7 @@ from typing import Final
 
 from game_engine.errors import InvalidCardError
 
-#: Suits in tie-break order for the toss (RULES §6): S > H > D > C.
+#: Suits in tie-break order for the toss (docs/rules.md §6): S > H > D > C.
 SUITS: Final[tuple[str, ...]] = ("S", "H", "D", "C")
 #: Ranks 1..13, Ace low by number. Ace-high is handled by the meld rules.
 RANKS: Final[tuple[int, ...]] = tuple(range(1, 14))
@@ -65,7 +65,7 @@ class Card:
 
     @property
     def points(self) -> int:
-        """Face points before jokers are considered (RULES §1): A,K,Q,J = 10."""
+        """Face points before jokers are considered (docs/rules.md §1): A,K,Q,J = 10."""
         if self.rank == PRINTED_JOKER_RANK:
             return 0
         if self.rank == ACE or self.rank >= JACK:
@@ -94,7 +94,7 @@ _BY_CODE: Final[dict[str, Card]] = {"PJ": PRINTED_JOKER} | {
 
 
 def parse_card(text: str) -> Card:
-    """Parse notation such as ``10H``, ``th``, ``Q♠`` or ``PJ`` (RULES §1)."""
+    """Parse notation such as ``10H``, ``th``, ``Q♠`` or ``PJ`` (docs/rules.md §1)."""
     if not isinstance(text, str):
         raise InvalidCardError(f"a card must be a string, got {type(text).__name__}")
     known = _BY_CODE.get(text)
@@ -132,7 +132,7 @@ def rank_name(rank: int) -> str:
 
 
 def wild_rank_for_cut(cut: Card) -> int:
-    """The rank that is wild this deal (RULES §2): a printed joker cut makes Aces wild."""
+    """The rank that is wild this deal (docs/rules.md §2): a printed joker cut makes Aces wild."""
     return ACE if cut.is_printed_joker else cut.rank
 
 
@@ -142,12 +142,12 @@ def is_joker(card: Card, wild_rank: int) -> bool:
 
 
 def card_points(card: Card, wild_rank: int) -> int:
-    """Points a card costs in a loser's count: every joker is 0 (RULES §1)."""
+    """Points a card costs in a loser's count: every joker is 0 (docs/rules.md §1)."""
     return 0 if is_joker(card, wild_rank) else card.points
 
 
 def build_packs(decks: int = 2) -> list[Card]:
-    """``decks`` packs of 52 cards plus one printed joker each (RULES §1)."""
+    """``decks`` packs of 52 cards plus one printed joker each (docs/rules.md §1)."""
     if decks not in (1, 2, 3):
         raise InvalidCardError(f"a table uses 2 or 3 packs, got {decks}")
     one = [Card(r, s) for s in SUITS for r in RANKS] + [PRINTED_JOKER]
@@ -166,7 +166,7 @@ def sorted_hand(cards: Sequence[Card]) -> list[Card]:
 
 
 def toss_key(card: Card) -> tuple[int, int]:
-    """Higher is better in the toss (RULES §6): A high, then K..2; S > H > D > C."""
+    """Higher is better in the toss (docs/rules.md §6): A high, then K..2; S > H > D > C."""
     rank = 14 if card.rank == ACE else card.rank
     return (rank, len(SUITS) - SUITS.index(card.suit) if card.suit else 0)
 

@@ -1,4 +1,4 @@
-"""One deal as a state machine (RULES §4-6).
+"""One deal as a state machine (docs/rules.md §4-6).
 
 ``DealState`` is mutable but only ever mutated on a private copy made by
 ``game.apply`` (copy-on-write), so callers never see a state change in place.
@@ -264,7 +264,7 @@ class DealState:
 
 
 def default_groups(hand: Sequence[Card]) -> Groups:
-    """Default sorted arrangement (RULES §5 [chosen]): sorted, one group per suit, printed jokers last."""
+    """Default sorted arrangement (docs/rules.md §5 [chosen]): sorted, one group per suit, printed jokers last."""
     groups: dict[str, list[Card]] = {}
     for c in sorted(hand, key=sort_key):
         groups.setdefault(c.suit or "PJ", []).append(c)
@@ -304,7 +304,7 @@ def _arr_add(d: DealState, seat: int, card: Card) -> None:
 
 # ---------------------------------------------------------------------- dealing
 def new_deal(deal_no: int, order: list[int], extra_ms: dict[int, int], at: int, ctx: Ctx) -> DealState:
-    """Shuffle, deal 13 each, cut the joker, turn the first open card (RULES §6, §2)."""
+    """Shuffle, deal 13 each, cut the joker, turn the first open card (docs/rules.md §6, §2)."""
     rules = ctx.rules
     pack = build_packs(rules.decks)
     deal_rng(ctx.seed, deal_no, "deal").shuffle(pack)
@@ -361,7 +361,7 @@ def _start_turn(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
 
 
 def _next_turn(d: DealState, at: int, ctx: Ctx) -> None:
-    """Pass the turn to the next player still in the deal, or end the deal (RULES §6)."""
+    """Pass the turn to the next player still in the deal, or end the deal (docs/rules.md §6)."""
     active = d.active()
     if len(active) <= 1:
         _end_last_standing(d, ctx)
@@ -376,7 +376,7 @@ def _next_turn(d: DealState, at: int, ctx: Ctx) -> None:
 
 
 def _end_last_standing(d: DealState, ctx: Ctx) -> None:
-    """Last player standing wins the deal with 0 (RULES §6)."""
+    """Last player standing wins the deal with 0 (docs/rules.md §6)."""
     active = d.active()
     if active:
         d.winner = active[0]
@@ -392,13 +392,13 @@ def _done(d: DealState, ctx: Ctx) -> None:
 
 
 def _charge(d: DealState, seat: int, at: int, rules: TableRules) -> None:
-    """Consume extra time used by an action taken after the turn time (RULES §6)."""
+    """Consume extra time used by an action taken after the turn time (docs/rules.md §6)."""
     tdl = d.turn_deadline(rules)
     bank = d.extra_ms.get(seat, 0)
     if at > tdl:
         start = max(tdl, d.charged_until)
         if at > start + bank:
-            raise IllegalActionError("your time for this turn is up", rule="RULES §6")
+            raise IllegalActionError("your time for this turn is up", rule="docs/rules.md §6.9")
         used = at - start
         if used > 0:
             d.extra_ms[seat] = bank - used
@@ -410,23 +410,23 @@ def _charge(d: DealState, seat: int, at: int, rules: TableRules) -> None:
 
 def _require_turn(d: DealState, seat: int) -> None:
     if d.phase != TURN:
-        raise IllegalActionError("no turn is being played now", rule="RULES §6")
+        raise IllegalActionError("no turn is being played now", rule="docs/rules.md §6.4")
     if seat not in d.status:
-        raise IllegalActionError(f"seat {seat} is not in this deal", rule="RULES §6")
+        raise IllegalActionError(f"seat {seat} is not in this deal", rule="docs/rules.md §6.4")
     if d.status[seat] != PLAYING:
-        raise IllegalActionError(f"seat {seat} is out of this deal", rule="RULES §6")
+        raise IllegalActionError(f"seat {seat} is out of this deal", rule="docs/rules.md §6.4")
     if d.turn != seat:
-        raise NotYourTurnError(f"it is seat {d.turn}'s turn, not seat {seat}'s", rule="RULES §6")
+        raise NotYourTurnError(f"it is seat {d.turn}'s turn, not seat {seat}'s", rule="docs/rules.md §6.4")
 
 
 # ---------------------------------------------------------------------- moves
 def draw(d: DealState, seat: int, source: str, at: int, ctx: Ctx) -> None:
     _require_turn(d, seat)
     if d.drawn is not None:
-        raise IllegalActionError("you have already drawn a card this turn", rule="RULES §6")
+        raise IllegalActionError("you have already drawn a card this turn", rule="docs/rules.md §6.4")
     if source == "open":
         if not d.open_pile:
-            raise IllegalActionError("the open pile is empty", rule="RULES §6")
+            raise IllegalActionError("the open pile is empty", rule="docs/rules.md §6.4")
         top = d.open_pile[-1]
         if is_joker(top, d.wild_rank):
             first_move = seat == d.order[0] and d.turns_taken[seat] == 0 and len(d.open_pile) == 1
@@ -434,14 +434,14 @@ def draw(d: DealState, seat: int, source: str, at: int, ctx: Ctx) -> None:
                 raise IllegalActionError(
                     "a joker on the open pile cannot be picked up (only the very first open card, "
                     "by the first player on their first move)",
-                    rule="RULES §6",
+                    rule="docs/rules.md §6.5",
                 )
         _charge(d, seat, at, ctx.rules)
         card = d.open_pile.pop()
         ctx.emit("draw", seat=seat, source="open", card=card.code)
     elif source == "closed":
         if not d.closed:
-            raise IllegalActionError("the closed deck is empty", rule="RULES §6")
+            raise IllegalActionError("the closed deck is empty", rule="docs/rules.md §6.6")
         _charge(d, seat, at, ctx.rules)
         card = d.closed.pop()
         ctx.emit("draw", seat=seat, source="closed")
@@ -456,7 +456,7 @@ def draw(d: DealState, seat: int, source: str, at: int, ctx: Ctx) -> None:
 
 
 def _reshuffle(d: DealState, ctx: Ctx) -> None:
-    """The closed deck ran out: the open pile except its top becomes the closed deck (RULES §6)."""
+    """The closed deck ran out: the open pile except its top becomes the closed deck (docs/rules.md §6)."""
     if len(d.open_pile) <= 1:
         return
     d.reshuffles += 1
@@ -470,9 +470,9 @@ def _reshuffle(d: DealState, ctx: Ctx) -> None:
 def discard(d: DealState, seat: int, card: Card, at: int, ctx: Ctx) -> None:
     _require_turn(d, seat)
     if d.drawn is None:
-        raise IllegalActionError("draw a card before discarding", rule="RULES §6")
+        raise IllegalActionError("draw a card before discarding", rule="docs/rules.md §6.4")
     if card not in d.hands[seat]:
-        raise IllegalActionError(f"{card.code} is not in your hand", rule="RULES §6")
+        raise IllegalActionError(f"{card.code} is not in your hand", rule="docs/rules.md §6.4")
     _charge(d, seat, at, ctx.rules)
     _discard(d, seat, card, ctx, auto=False)
     d.missed[seat] = 0
@@ -489,10 +489,10 @@ def _discard(d: DealState, seat: int, card: Card, ctx: Ctx, *, auto: bool) -> No
 
 
 def drop(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
-    """Drop before drawing: first drop on the first turn, middle drop later (RULES §6)."""
+    """Drop before drawing: first drop on the first turn, middle drop later (docs/rules.md §6)."""
     _require_turn(d, seat)
     if d.drawn is not None:
-        raise IllegalActionError("you can only drop before drawing", rule="RULES §6")
+        raise IllegalActionError("you can only drop before drawing", rule="docs/rules.md §6.7")
     _charge(d, seat, at, ctx.rules)
     _drop(d, seat, at, ctx, "drop")
 
@@ -544,9 +544,9 @@ def leave(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
 
 def arrange(d: DealState, seat: int, groups: Sequence[Sequence[Card]]) -> None:
     if seat not in d.hands:
-        raise IllegalActionError(f"seat {seat} is not in this deal", rule="RULES §6")
+        raise IllegalActionError(f"seat {seat} is not in this deal", rule="docs/rules.md §6.3")
     if d.phase == DONE:
-        raise IllegalActionError("the deal is over", rule="RULES §6")
+        raise IllegalActionError("the deal is over", rule="docs/rules.md §6.3")
     d.arrangements[seat] = check_groups(groups, d.hands[seat], "an arrangement")
 
 
@@ -554,12 +554,12 @@ def arrange(d: DealState, seat: int, groups: Sequence[Sequence[Card]]) -> None:
 def finish(
     d: DealState, seat: int, card: Card, groups: Sequence[Sequence[Card]] | None, at: int, ctx: Ctx
 ) -> None:
-    """Place a card in the finish slot and (now or within the declaration time) show (RULES §4)."""
+    """Place a card in the finish slot and (now or within the declaration time) show (docs/rules.md §4)."""
     _require_turn(d, seat)
     if d.drawn is None:
-        raise IllegalActionError("draw a card before finishing", rule="RULES §4")
+        raise IllegalActionError("draw a card before finishing", rule="docs/rules.md §4.1")
     if card not in d.hands[seat]:
-        raise IllegalActionError(f"{card.code} is not in your hand", rule="RULES §4")
+        raise IllegalActionError(f"{card.code} is not in your hand", rule="docs/rules.md §4.1")
     if groups is not None:
         rest = list(d.hands[seat])
         rest.remove(card)
@@ -579,22 +579,22 @@ def finish(
 
 
 def show(d: DealState, seat: int, groups: Sequence[Sequence[Card]], at: int, ctx: Ctx) -> None:
-    """The declarer's show after ``finish``, or a loser's show after a valid declaration (RULES §4-5)."""
+    """The declarer's show after ``finish``, or a loser's show after a valid declaration (docs/rules.md §4-5)."""
     if d.phase == FINISHING:
         if seat != d.declarer:
-            raise NotYourTurnError("only the declarer shows now", rule="RULES §4")
+            raise NotYourTurnError("only the declarer shows now", rule="docs/rules.md §4.1")
         if at > d.declare_deadline:
-            raise IllegalActionError("the declaration time is over", rule="RULES §6")
+            raise IllegalActionError("the declaration time is over", rule="docs/rules.md §4.5")
         _evaluate_declaration(d, seat, check_groups(groups, d.hands[seat], "a show"), at, ctx)
     elif d.phase == SHOWING:
         if d.status.get(seat) != PLAYING:
-            raise IllegalActionError("you have nothing to show in this deal", rule="RULES §5")
+            raise IllegalActionError("you have nothing to show in this deal", rule="docs/rules.md §5.1")
         if at > d.declare_deadline:
-            raise IllegalActionError("the declaration time is over", rule="RULES §5")
+            raise IllegalActionError("the declaration time is over", rule="docs/rules.md §5.6")
         _score_loser(d, seat, check_groups(groups, d.hands[seat], "a show"), ctx)
         _maybe_all_shown(d, ctx)
     else:
-        raise IllegalActionError("there is no show to make now", rule="RULES §4")
+        raise IllegalActionError("there is no show to make now", rule="docs/rules.md §4.1")
 
 
 def _evaluate_declaration(d: DealState, seat: int, groups: Groups, at: int, ctx: Ctx) -> None:
@@ -649,7 +649,7 @@ def _wrong_show(d: DealState, seat: int, groups: Groups, at: int, ctx: Ctx, *, r
 
 
 def _score_loser(d: DealState, seat: int, groups: Groups, ctx: Ctx) -> None:
-    """Loser's count (RULES §5): via ``score_arrangement`` with the full-count cap; deal show halves."""
+    """Loser's count (docs/rules.md §5): via ``score_arrangement`` with the full-count cap; deal show halves."""
     rules = ctx.rules
     hs = score_arrangement(groups, d.wild_rank, rules.full_count)
     pts = min(hs.score, rules.full_count)
@@ -675,13 +675,15 @@ def _maybe_all_shown(d: DealState, ctx: Ctx) -> None:
 
 # ---------------------------------------------------------------------- timers
 def timeout(d: DealState, at: int, ctx: Ctx) -> None:
-    """The deal's deadline passed (RULES §6 timers)."""
+    """The deal's deadline passed (docs/rules.md §6 timers)."""
     rules = ctx.rules
     dl = d.deadline(rules)
     if dl is None:
-        raise IllegalActionError("no deal deadline is pending", rule="RULES §6")
+        raise IllegalActionError("no deal deadline is pending", rule="docs/rules.md §6.9")
     if at < dl.at_ms:
-        raise IllegalActionError(f"the {dl.kind} deadline is at {dl.at_ms}, not yet reached", rule="RULES §6")
+        raise IllegalActionError(
+            f"the {dl.kind} deadline is at {dl.at_ms}, not yet reached", rule="docs/rules.md §6.9"
+        )
     if d.phase == TURN:
         seat = d.turn
         if not d.in_extra and d.extra_ms.get(seat, 0) > 0:
@@ -704,7 +706,7 @@ def timeout(d: DealState, at: int, ctx: Ctx) -> None:
 
 
 def _missed_turn(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
-    """Missed turn: a drawn card is discarded for them; three in a row → middle drop (RULES §6)."""
+    """Missed turn: a drawn card is discarded for them; three in a row → middle drop (docs/rules.md §6)."""
     if d.drawn is not None:
         _discard(d, seat, d.drawn, ctx, auto=True)
     d.missed[seat] += 1

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 
 class RummyError(ValueError):
-    """Base of every rule error; ``rule`` cites RULES.md (for example ``RULES §6``)."""
+    """Base of every rule error; ``rule`` cites the rule book (for example ``docs/rules.md §6.5``)."""
 
-    rule: str = "RULES"
+    rule: str = "docs/rules.md"
 
     def __init__(self, message: str, *, rule: str | None = None) -> None:
         super().__init__(message)
@@ -19,15 +19,15 @@ class RummyError(ValueError):
 
 
 class InvalidCardError(RummyError):
-    rule = "RULES §1"
+    rule = "docs/rules.md §1"
 
 
 class InvalidArrangementError(RummyError):
-    rule = "RULES §4"
+    rule = "docs/rules.md §4"
 
 
 class IllegalActionError(RummyError):
-    rule = "RULES §6"
+    rule = "docs/rules.md §6"
 
 
 class NotYourTurnError(IllegalActionError):
@@ -35,8 +35,8 @@ class NotYourTurnError(IllegalActionError):
 
 
 class PoolRuleError(RummyError):
-    rule = "RULES §7"
+    rule = "docs/rules.md §7"
 
 
 class SplitRuleError(RummyError):
-    rule = "RULES §8"
+    rule = "docs/rules.md §8"

@@ -1,6 +1,6 @@
-"""Table settings and the format presets (RULES §5 table, §7, §8, §9).
+"""Table settings and the format presets (docs/rules.md §5 table, §7, §8, §9).
 
-Every rule marked **[chosen]** in RULES.md that an operator may switch is a
+Every choice in docs/rules.md that an operator may switch is a
 field here. Money is in integer minor units (paise); time in milliseconds.
 """
 
@@ -18,7 +18,7 @@ POINTS: Final = "points"
 
 @dataclass(frozen=True, slots=True)
 class TableRules:
-    """The rules of one table. ``kind`` is "pool" (RULES §7) or "points" (RULES §9)."""
+    """The rules of one table. ``kind`` is "pool" (docs/rules.md §7) or "points" (docs/rules.md §9)."""
 
     kind: str = POOL
     pool_limit: int = 101
@@ -38,46 +38,46 @@ class TableRules:
     split_ms: int = 20_000
     entry_fee: int = 10_000
     rake_bp: int = 1_000
-    #: Auto split (RULES §8) on tables whose entry fee is strictly above this (2000 chips = 200000 paise).
+    #: Auto split (docs/rules.md §8) on tables whose entry fee is strictly above this (2000 chips = 200000 paise).
     auto_split_min_fee: int = 200_000
-    #: Rejoin offered only when entry_fee < this; None = every table (RULES §7 [chosen]).
+    #: Rejoin offered only when entry_fee < this; None = every table (docs/rules.md §7 [chosen]).
     rejoin_max_fee: int | None = None
-    #: Points rummy only (RULES §9): minor units per point.
+    #: Points rummy only (docs/rules.md §9): minor units per point.
     point_value: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in (POOL, POINTS):
             raise PoolRuleError(f"unknown table kind {self.kind!r}")
         if self.decks not in (2, 3):
-            raise PoolRuleError("a table uses 2 or 3 packs", rule="RULES §1")
+            raise PoolRuleError("a table uses 2 or 3 packs", rule="docs/rules.md §1.1")
         if not 2 <= self.min_players <= self.max_players <= 6:
             raise PoolRuleError("a game needs 2 to 6 players")
         if self.first_drop <= 0 or self.middle_drop <= 0 or self.full_count <= 0 or self.wrong_show < 0:
-            raise PoolRuleError("drop and count points must be positive", rule="RULES §5")
+            raise PoolRuleError("drop and count points must be positive", rule="docs/rules.md §5.7")
         if self.entry_fee < 0 or not 0 <= self.rake_bp <= 10_000 or self.point_value < 0:
             raise PoolRuleError("fees must be non-negative and rake at most 100%")
         for name in ("turn_ms", "extra_time_ms", "declare_ms", "next_deal_ms", "rejoin_ms", "split_ms"):
             if getattr(self, name) < 0:
-                raise PoolRuleError(f"{name} must be non-negative", rule="RULES §6")
+                raise PoolRuleError(f"{name} must be non-negative", rule="docs/rules.md §6.9")
 
     @property
     def is_points(self) -> bool:
         return self.kind == POINTS
 
     def rake_of(self, amount: int) -> int:
-        """Platform fee on ``amount``: basis points, rounded down (RULES §7)."""
+        """Platform fee on ``amount``: basis points, rounded down (docs/rules.md §7)."""
         return amount * self.rake_bp // 10_000
 
     @property
     def rejoin_allowed(self) -> bool:
-        """Rejoin on this table at all (RULES §7 [chosen]: every pool table by default)."""
+        """Rejoin on this table at all (docs/rules.md §7 [chosen]: every pool table by default)."""
         if self.is_points:
             return False
         return self.rejoin_max_fee is None or self.entry_fee < self.rejoin_max_fee
 
     @property
     def auto_split(self) -> bool:
-        """Auto split applies when the entry fee is above the threshold (RULES §8)."""
+        """Auto split applies when the entry fee is above the threshold (docs/rules.md §8)."""
         return not self.is_points and self.entry_fee > self.auto_split_min_fee
 
     def replace(self, **changes: Any) -> TableRules:

@@ -1,4 +1,4 @@
-"""The pool game (RULES §6-8, §9): one top-level state the server persists.
+"""The pool game (docs/rules.md §6-8, §9): one top-level state the server persists.
 
 ``new_game`` builds the state; ``apply(state, action)`` returns a new state and
 the public events, never mutating its input. Every rule lives here or in
@@ -290,7 +290,7 @@ def apply(state: GameState, action: Action | dict[str, Any]) -> tuple[GameState,
         if not 0 <= seat < len(state.players):
             raise IllegalActionError(f"no seat {seat} at this table", rule="API")
         if state.players[seat].left:
-            raise IllegalActionError(f"seat {seat} has left the game", rule="RULES §7")
+            raise IllegalActionError(f"seat {seat} has left the game", rule="docs/rules.md §7.9")
     s = state.clone()
     ctx = dl.Ctx(rules=s.rules, seed=s.seed, auto_drop=_auto_drop_set(s))
     _dispatch(s, action, ctx)
@@ -309,7 +309,7 @@ def _dispatch(s: GameState, a: Action, ctx: dl.Ctx) -> None:
         _timeout(s, at, ctx)
     elif isinstance(a, StartDeal):
         if s.phase not in (DEALING, BETWEEN_DEALS):
-            raise IllegalActionError(f"cannot start a deal in phase {s.phase}", rule="RULES §7")
+            raise IllegalActionError(f"cannot start a deal in phase {s.phase}", rule="docs/rules.md §7.2")
         _start_deal(s, at, ctx)
     elif isinstance(a, Draw | Discard | Finish | Drop):
         d = _deal_for(s, a.seat, PLAYING)
@@ -328,7 +328,7 @@ def _dispatch(s: GameState, a: Action, ctx: dl.Ctx) -> None:
         _after_deal_step(s, at, ctx)
     elif isinstance(a, Arrange):
         if s.phase not in (PLAYING, DECLARING) or s.deal is None:
-            raise IllegalActionError("there is no hand to arrange now", rule="RULES §6")
+            raise IllegalActionError("there is no hand to arrange now", rule="docs/rules.md §6.3")
         dl.arrange(s.deal, a.seat, a.groups)
     elif isinstance(a, AutoDrop | ImBack):
         p = s.players[a.seat]
@@ -370,7 +370,7 @@ def _after_deal_step(s: GameState, at: int, ctx: dl.Ctx) -> None:
 
 # ---------------------------------------------------------------------- toss and deals
 def _toss(s: GameState, seats: list[int], ctx: dl.Ctx) -> list[int]:
-    """Toss (RULES §6): one card each, highest plays first; exact duplicates re-tossed."""
+    """Toss (docs/rules.md §6): one card each, highest plays first; exact duplicates re-tossed."""
     pack = [Card(r, su) for su in SUITS for r in RANKS] * s.rules.decks
     attempt = 0
     while True:
@@ -391,7 +391,7 @@ def _start_deal(s: GameState, at: int, ctx: dl.Ctx) -> None:
         order = _toss(s, live, ctx)
         s.need_toss = False
     else:
-        # The previous first player becomes the dealer: rotate by one (RULES §6).
+        # The previous first player becomes the dealer: rotate by one (docs/rules.md §6).
         rotated = s.order[1:] + s.order[:1]
         order = [x for x in rotated if x in live]
     s.order = order
@@ -483,7 +483,7 @@ def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, newly_out: list[int] |
 
 
 def _rejoin(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
-    """Rejoin (RULES §7): the server has charged the fee; start at highest live score + 1."""
+    """Rejoin (docs/rules.md §7): the server has charged the fee; start at highest live score + 1."""
     if s.phase != REJOIN_WINDOW or s.rejoin_offer is None:
         raise PoolRuleError("rejoining is only possible in the rejoin window before the next deal")
     if seat not in s.rejoin_offer["seats"]:
@@ -555,11 +555,11 @@ def _leave(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
 def _timeout(s: GameState, at: int, ctx: dl.Ctx) -> None:
     deadline = s.deadline
     if deadline is None:
-        raise IllegalActionError("no deadline is pending", rule="RULES §6")
+        raise IllegalActionError("no deadline is pending", rule="docs/rules.md §6.9")
     if at < deadline.at_ms:
         raise IllegalActionError(
             f"the {deadline.kind} deadline is at {deadline.at_ms}; a timeout at {at} is early",
-            rule="RULES §6",
+            rule="docs/rules.md §6.9",
         )
     if s.phase in (PLAYING, DECLARING):
         assert s.deal is not None
@@ -621,7 +621,7 @@ def _game_over_split(s: GameState, seats: list[int], ctx: dl.Ctx, *, manual: boo
 
 
 def _points_game_over(s: GameState, d: dl.DealState, ctx: dl.Ctx) -> None:
-    """Points rummy (RULES §9): losers pay points × point value to the winner, minus the rake.
+    """Points rummy (docs/rules.md §9): losers pay points × point value to the winner, minus the rake.
 
     Each player's entry fee is the amount held (at least full count × point value);
     payouts return the held amounts, less losses, plus the winnings to the winner.

@@ -1,14 +1,14 @@
-"""Groups and the scoring of an arrangement (RULES §3-5).
+"""Groups and the scoring of an arrangement (docs/rules.md §3-5).
 
 A *group* is any run of cards the player shows together. :func:`classify_group`
 tells what it is; :func:`score_arrangement` scores a whole arrangement the way
-RULES §5 scores a loser, and says whether it is a valid declaration (RULES §4).
+docs/rules.md §5 scores a loser, and says whether it is a valid declaration (docs/rules.md §4).
 
 Vocabulary used throughout the engine:
 
 * *printed joker*: ``PJ``, always a joker;
 * *wild card*: a card of the wild rank this deal (``wild_rank``, 1..13); it is a
-  joker, but may also stand as its natural self in a pure sequence (RULES §3);
+  joker, but may also stand as its natural self in a pure sequence (docs/rules.md §3);
 * *natural*: any other card.
 """
 
@@ -22,9 +22,9 @@ from game_engine.cards import ACE, PRINTED_JOKER_RANK, Card, card_points
 
 #: The top position of a run: an Ace played high (Q-K-A) sits at 14.
 ACE_HIGH = 14
-#: A sequence fits within A..A: at most 14 positions (RULES §3).
+#: A sequence fits within A..A: at most 14 positions (docs/rules.md §3).
 MAX_RUN = 14
-#: A declaration shows exactly 13 cards (RULES §4).
+#: A declaration shows exactly 13 cards (docs/rules.md §4).
 HAND_SIZE = 13
 
 
@@ -75,7 +75,7 @@ def _fits_run(ranks: list[int], size: int) -> bool:
 
 
 def classify_group(cards: Sequence[Card], wild_rank: int) -> GroupKind:
-    """What a group of cards is under RULES §3.
+    """What a group of cards is under docs/rules.md §3.
 
     * fewer than 3 cards: INVALID (loose cards);
     * PURE_SEQUENCE: 3+ cards of one suit in consecutive order with no joker standing
@@ -108,8 +108,8 @@ def classify_group(cards: Sequence[Card], wild_rank: int) -> GroupKind:
 class HandScore:
     """The verdict on one arrangement.
 
-    ``valid``: a valid declaration (RULES §4: every card in a valid group, at least two
-    sequences, at least one pure). ``points``: the RULES §5 count before the cap (0 when
+    ``valid``: a valid declaration (docs/rules.md §4: every card in a valid group, at least two
+    sequences, at least one pure). ``points``: the docs/rules.md §5 count before the cap (0 when
     valid). ``score``: ``min(points, cap)``. ``kinds[i]`` classifies ``groups[i]``.
     """
 
@@ -124,7 +124,7 @@ def _points(cards: Sequence[Card], wild_rank: int) -> int:
 
 
 def score_arrangement(groups: Sequence[Sequence[Card]], wild_rank: int, cap: int = 80) -> HandScore:
-    """Score an arrangement as RULES §5 scores a loser.
+    """Score an arrangement as docs/rules.md §5 scores a loser.
 
     * no pure sequence among the groups: every card counts (jokers 0);
     * a pure sequence but only one sequence in total: everything except that pure
@@ -150,7 +150,7 @@ def score_arrangement(groups: Sequence[Sequence[Card]], wild_rank: int, cap: int
 
 
 def is_valid_declaration(groups: Sequence[Sequence[Card]], wild_rank: int) -> bool:
-    """RULES §4: exactly 13 cards, all in valid groups, 2+ sequences, 1+ pure."""
+    """docs/rules.md §4: exactly 13 cards, all in valid groups, 2+ sequences, 1+ pure."""
     if sum(len(g) for g in groups) != HAND_SIZE:
         return False
     return score_arrangement(groups, wild_rank).valid

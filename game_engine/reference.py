@@ -1,10 +1,10 @@
 """A slow, obviously-correct reference for the lowest points of a hand (tests only).
 
 Written independently of :mod:`game_engine.arrange`: it shares only
-:func:`game_engine.melds.classify_group` (the rules of RULES §3) and nothing of the
+:func:`game_engine.melds.classify_group` (the rules of docs/rules.md §3) and nothing of the
 search. It lists every subset of 3+ cards that :func:`classify_group` accepts, then
 tries every way of covering the hand with disjoint such groups (each card is either
-in one chosen group or loose) and scores each partition by the RULES §5 rules:
+in one chosen group or loose) and scores each partition by the docs/rules.md §5 rules:
 
 * no pure sequence: every card counts;
 * a pure sequence and no other sequence: all but that pure sequence counts;
@@ -28,7 +28,7 @@ _INF = 10**9
 
 
 def reference_best_points(cards: Sequence[Card], wild_rank: int) -> int:
-    """The lowest RULES §5 points of any arrangement of ``cards`` (exhaustive)."""
+    """The lowest docs/rules.md §5 points of any arrangement of ``cards`` (exhaustive)."""
     hand = sorted(cards, key=lambda c: (is_joker(c, wild_rank), c.rank, c.suit))
     n = len(hand)
     pts = [card_points(c, wild_rank) for c in hand]

@@ -1,4 +1,4 @@
-"""Splitting the prize pool (RULES §8)."""
+"""Splitting the prize pool (docs/rules.md §8)."""
 
 from __future__ import annotations
 
@@ -51,14 +51,14 @@ def split_amounts(pool: int, entry_fee: int, drops: Sequence[int]) -> list[int]:
 
 
 def manual_split_eligible(drops: Sequence[int], started: int) -> bool:
-    """Manual split offer (RULES §8): fewer left than started, fewer than 4 left,
+    """Manual split offer (docs/rules.md §8): fewer left than started, fewer than 4 left,
     and highest minus lowest drops remaining at most 2."""
     n = len(drops)
     return 2 <= n < started and n < 4 and max(drops) - min(drops) <= 2
 
 
 def auto_split_due(drops: Sequence[int], someone_eliminated: bool, rules: TableRules) -> bool:
-    """Auto split (RULES §8) on tables whose entry fee is above the threshold,
+    """Auto split (docs/rules.md §8) on tables whose entry fee is above the threshold,
     once at least one player has been eliminated:
     4 left: at least two have 0 and the others 0 or 1; 3 left: at least one has 0
     and the others 0 or 1; 2 left: both have 0 or 1."""

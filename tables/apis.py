@@ -200,8 +200,8 @@ class GroupsEvaluateApi(APIView):
 
         ``kind`` is ``pure_sequence``, ``impure_sequence``, ``set`` or ``invalid``; a
         group's ``points`` are what its cards would count if it does not help (jokers 0);
-        ``points`` is the RULES §5 count of the arrangement and ``valid`` whether it is a
-        valid declaration (RULES §4, 13 cards).
+        ``points`` is the docs/rules.md §5 count of the arrangement and ``valid`` whether it is a
+        valid declaration (docs/rules.md §4, 13 cards).
         """
         data = GroupsEvaluateSerializer(data=request.data)
         if not data.is_valid():
@@ -211,7 +211,9 @@ class GroupsEvaluateApi(APIView):
         try:
             groups = [parse_cards(g) for g in data.validated_data["groups"]]
         except RummyError as exc:
-            return Response({"code": type(exc).__name__, "rule": "RULES §1", "message": str(exc)}, status=400)
+            return Response(
+                {"code": type(exc).__name__, "rule": "docs/rules.md §1", "message": str(exc)}, status=400
+            )
         verdict = score_arrangement(groups, wild)
         return Response(
             {

@@ -105,7 +105,7 @@ def table_join(*, table_id: int, user: User) -> Seat:
             return seat
         game.version += 1
         if settings.practice and game.deadline_at is None:
-            # RULES-free house rule: a practice table fills its empty seats with bots after a short wait.
+            # House rule (docs/rules.md §10.2): a practice table fills its empty seats with bots after a short wait.
             game.deadline_at = clock.now() + timedelta(seconds=settings.bot_wait_seconds)
             game.deadline_kind = "bots"
         elif len(seats) >= 2 and game.deadline_at is None:

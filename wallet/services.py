@@ -431,7 +431,7 @@ def pay_out(
 def settle_game(
     *, game_ref: str, payouts: Mapping[int, int], rake: int, idempotency_key: str, memo: str = ""
 ) -> LedgerTransaction:
-    """End a pool game (RULES §7-8): rake to the house and the prize pool to the winner or splitters,
+    """End a pool game (docs/rules.md §7-8): rake to the house and the prize pool to the winner or splitters,
     in one transaction after which the escrow is exactly zero.
 
     ``payouts`` maps user id -> paise (zero amounts allowed and skipped). Raises

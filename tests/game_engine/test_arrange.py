@@ -1,4 +1,4 @@
-"""``best_arrangement`` is exact: it agrees with the exhaustive reference (RULES §3-5)."""
+"""``best_arrangement`` is exact: it agrees with the exhaustive reference (docs/rules.md §3-5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cards, notation, packs and wild jokers (RULES §1-2)."""
+"""Cards, notation, packs and wild jokers (docs/rules.md §1-2)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_rules_1_malformed_cards_are_rejected(text: str) -> None:
     with pytest.raises(InvalidCardError) as info:
         parse_card(text)
     assert isinstance(info.value, RummyError)
-    assert info.value.rule == "RULES §1"
+    assert info.value.rule == "docs/rules.md §1"
 
 
 def test_rules_1_non_string_rejected() -> None:

@@ -1,4 +1,4 @@
-"""Scripted deals for RULES §4-6 (each test names its section)."""
+"""Scripted deals for docs/rules.md §4-6 (each test names its section)."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_rules_6_joker_on_open_pile_cannot_be_picked() -> None:
     state, _ = act(state, type="discard", seat=1, card="5H")
     with pytest.raises(IllegalActionError, match="joker on the open pile") as exc:
         act(state, type="draw", seat=2, source="open")
-    assert exc.value.rule == "RULES §6"
+    assert exc.value.rule == "docs/rules.md §6.5"
 
 
 def test_rules_6_first_open_joker_may_be_picked_by_first_player_on_first_move() -> None:

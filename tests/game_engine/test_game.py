@@ -1,4 +1,4 @@
-"""The pool game (RULES §6 toss, §7 pool, §8 split, §9 points) and the apply interface."""
+"""The pool game (docs/rules.md §6 toss, §7 pool, §8 split, §9 points) and the apply interface."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Groups (RULES §3), declarations (RULES §4) and the losers' count (RULES §5)."""
+"""Groups (docs/rules.md §3), declarations (docs/rules.md §4) and the losers' count (docs/rules.md §5)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def arrangement(*groups: str) -> list[list[Card]]:
     return [g(t) for t in groups]
 
 
-# --- RULES §3: groups ---------------------------------------------------------------
+# --- docs/rules.md §3: groups ---------------------------------------------------------------
 
 
 def test_rules_3_group_kind_values() -> None:
@@ -103,7 +103,7 @@ def test_rules_3_wild_card_as_joker_makes_impure() -> None:
 
 
 def test_rules_3_wild_card_in_natural_place_keeps_pure() -> None:
-    """RULES §3: with 6 wild, 5H 6H 7H is pure."""
+    """docs/rules.md §3: with 6 wild, 5H 6H 7H is pure."""
     assert kind("5H 6H 7H", 6) is PURE
     assert kind("6H 7H 8H", 6) is PURE
     assert kind("QD KD AD", 1) is PURE  # Aces wild, AD natural at the top
@@ -162,7 +162,7 @@ def test_rules_3_wild_rank_set_is_still_jokers() -> None:
     assert kind("3S 3H 4H", 3) is IMPURE
 
 
-# --- RULES §4: declaration ----------------------------------------------------------
+# --- docs/rules.md §4: declaration ----------------------------------------------------------
 
 
 def test_rules_4_valid_declaration() -> None:
@@ -220,7 +220,7 @@ def test_rules_4_empty_groups_are_ignored() -> None:
     assert is_valid_declaration(groups, 12)
 
 
-# --- RULES §5: scoring the losers ---------------------------------------------------
+# --- docs/rules.md §5: scoring the losers ---------------------------------------------------
 
 
 def test_rules_5_no_pure_all_cards_count() -> None:

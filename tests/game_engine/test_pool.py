@@ -1,4 +1,4 @@
-"""RULES §5 table, §7 pool arithmetic, §9 points format."""
+"""docs/rules.md §5 table, §7 pool arithmetic, §9 points format."""
 
 from __future__ import annotations
 

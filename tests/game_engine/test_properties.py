@@ -1,4 +1,4 @@
-"""Property tests: conservation, no leaks, round trips, purity (RULES §1, §6, §8)."""
+"""Property tests: conservation, no leaks, round trips, purity (docs/rules.md §1, §6, §8)."""
 
 from __future__ import annotations
 

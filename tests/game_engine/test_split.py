@@ -1,4 +1,4 @@
-"""RULES §8: split amounts and eligibility."""
+"""docs/rules.md §8: split amounts and eligibility."""
 
 from __future__ import annotations
 

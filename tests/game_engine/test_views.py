@@ -1,4 +1,4 @@
-"""view_for: own hand + public table only; shown groups revealed after a show (RULES §5)."""
+"""view_for: own hand + public table only; shown groups revealed after a show (docs/rules.md §5)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from wallet.services import escrow_account_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# What each player does on their turns, deal by deal (RULES §6-7).
+# What each player does on their turns, deal by deal (docs/rules.md §6-7).
 PLAN = {
     1: {"Asha": "drop", "Ravi": "wrong_show", "Meera": "play"},
     2: {"Asha": "drop", "Ravi": "drop", "Meera": "play"},

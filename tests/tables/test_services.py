@@ -127,7 +127,7 @@ def test_an_action_out_of_turn_is_refused_and_changes_nothing() -> None:
         game_id=game.pk, user=users[waiting], request_id="r1", action={"type": "draw", "source": "closed"}
     )
     assert answer["ok"] is False
-    assert answer["error"]["rule"].startswith("RULES §6")
+    assert answer["error"]["rule"].startswith("docs/rules.md §6")
     game.refresh_from_db()
     assert (game.version, game.state) == before
 

@@ -244,7 +244,7 @@ def test_settle_game_rake_and_winner_in_one_transaction(make_user: Callable[...,
 
 
 def test_settle_split_rules_example(make_user: Callable[..., User], fund: Fund) -> None:
-    """RULES §8 worked example: pool ₹150, 0% rake -> 91.67 / 41.67 / 16.66 (all 15000 paise paid)."""
+    """docs/rules.md §8 worked example: pool ₹150, 0% rake -> 91.67 / 41.67 / 16.66 (all 15000 paise paid)."""
     a, b, c = make_user(), make_user(), make_user()
     _seat([a, b, c], fund, game="game:2", fee=50_00)
     payouts = {a.pk: 91_67, b.pk: 41_67, c.pk: 16_66}
