@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from game_engine import events as ev
 from game_engine.cards import Card, build_packs, is_joker, parse_card, sort_key, wild_rank_for_cut
 from game_engine.errors import IllegalActionError, InvalidArrangementError, NotYourTurnError
 from game_engine.events import Deadline, Event
@@ -56,8 +57,9 @@ class Ctx:
     auto_drop: frozenset[int] = frozenset()
     events: list[Event] = field(default_factory=list)
 
-    def emit(self, type_: str, **data: Any) -> None:
-        self.events.append(Event(type_, data))
+    def emit(self, event: Event) -> None:
+        """Record one event of the catalogue (``game_engine.events``)."""
+        self.events.append(event)
 
 
 @dataclass(slots=True)
@@ -333,15 +335,16 @@ def new_deal(deal_no: int, order: list[int], extra_ms: dict[int, int], at: int, 
         charged_until=at,
     )
     ctx.emit(
-        "deal_started",
-        deal_no=deal_no,
-        order=list(order),
-        dealer=order[-1],
-        first=order[0],
-        cut_joker=cut.code,
-        wild_rank=wild,
-        open_card=open_card.code,
-        closed_count=len(pack),
+        ev.DealStarted(
+            deal_no=deal_no,
+            order=list(order),
+            dealer=order[-1],
+            first=order[0],
+            cut_joker=cut.code,
+            wild_rank=wild,
+            open_card=open_card.code,
+            closed_count=len(pack),
+        )
     )
     _start_turn(d, order[0], at, ctx)
     return d
@@ -357,7 +360,7 @@ def _start_turn(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
     if seat in ctx.auto_drop:
         _drop(d, seat, at, ctx, "auto_drop")
         return
-    ctx.emit("turn", seat=seat, deal_no=d.deal_no, started_at=at, deadline=at + ctx.rules.turn_ms)
+    ctx.emit(ev.Turn(seat=seat, deal_no=d.deal_no, started_at=at, deadline=at + ctx.rules.turn_ms))
 
 
 def _next_turn(d: DealState, at: int, ctx: Ctx) -> None:
@@ -388,7 +391,7 @@ def _end_last_standing(d: DealState, ctx: Ctx) -> None:
 def _done(d: DealState, ctx: Ctx) -> None:
     d.phase = DONE
     d.drawn = None
-    ctx.emit("deal_over", **d.public_result())
+    ctx.emit(ev.DealOver(**d.public_result()))
 
 
 def _charge(d: DealState, seat: int, at: int, rules: TableRules) -> None:
@@ -438,13 +441,13 @@ def draw(d: DealState, seat: int, source: str, at: int, ctx: Ctx) -> None:
                 )
         _charge(d, seat, at, ctx.rules)
         card = d.open_pile.pop()
-        ctx.emit("draw", seat=seat, source="open", card=card.code)
+        ctx.emit(ev.Draw(seat=seat, source="open", card=card.code))
     elif source == "closed":
         if not d.closed:
             raise IllegalActionError("the closed deck is empty", rule="docs/rules.md §6.6")
         _charge(d, seat, at, ctx.rules)
         card = d.closed.pop()
-        ctx.emit("draw", seat=seat, source="closed")
+        ctx.emit(ev.Draw(seat=seat, source="closed"))
     else:
         raise IllegalActionError(f"unknown draw source {source!r}", rule="API")
     d.hands[seat].append(card)
@@ -464,7 +467,7 @@ def _reshuffle(d: DealState, ctx: Ctx) -> None:
     deal_rng(ctx.seed, d.deal_no, f"reshuffle{d.reshuffles}").shuffle(cards)
     d.closed = cards
     d.open_pile = d.open_pile[-1:]
-    ctx.emit("reshuffle", closed_count=len(d.closed), open_top=d.open_pile[-1].code)
+    ctx.emit(ev.Reshuffle(closed_count=len(d.closed), open_top=d.open_pile[-1].code))
 
 
 def discard(d: DealState, seat: int, card: Card, at: int, ctx: Ctx) -> None:
@@ -485,7 +488,7 @@ def _discard(d: DealState, seat: int, card: Card, ctx: Ctx, *, auto: bool) -> No
     _arr_remove(d, seat, card)
     d.open_pile.append(card)
     d.drawn = None
-    ctx.emit("discard", seat=seat, card=card.code, auto=auto)
+    ctx.emit(ev.Discard(seat=seat, card=card.code, auto=auto))
 
 
 def drop(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
@@ -505,7 +508,7 @@ def _drop(d: DealState, seat: int, at: int, ctx: Ctx, reason: str, *, advance: b
     d.status[seat] = DROPPED
     d.points[seat] = pts
     d.drop_reason[seat] = reason
-    ctx.emit("drop", seat=seat, points=pts, reason=reason)
+    ctx.emit(ev.Drop(seat=seat, points=pts, reason=reason))
     if advance:
         _next_turn(d, at, ctx)
 
@@ -573,7 +576,7 @@ def finish(
     d.missed[seat] = 0
     d.phase = FINISHING
     d.declare_deadline = at + ctx.rules.declare_ms
-    ctx.emit("finish", seat=seat, deadline=d.declare_deadline)
+    ctx.emit(ev.Finish(seat=seat, deadline=d.declare_deadline))
     if groups is not None:
         _evaluate_declaration(d, seat, checked, at, ctx)
 
@@ -608,13 +611,15 @@ def _evaluate_declaration(d: DealState, seat: int, groups: Groups, at: int, ctx:
         d.phase = SHOWING
         d.declare_deadline = at + rules.declare_ms
         ctx.emit(
-            "declaration",
-            seat=seat,
-            valid=True,
-            points=0,
-            groups=[[c.code for c in g] for g in groups],
-            deadline=d.declare_deadline,
-            reason=None,
+            ev.Declaration(
+                seat=seat,
+                valid=True,
+                points=0,
+                groups=[[c.code for c in g] for g in groups],
+                deadline=d.declare_deadline,
+                open_top=None,
+                reason=None,
+            )
         )
         _maybe_all_shown(d, ctx)
         return
@@ -636,13 +641,15 @@ def _wrong_show(d: DealState, seat: int, groups: Groups, at: int, ctx: Ctx, *, r
     d.turns_taken[seat] += 1
     d.phase = TURN
     ctx.emit(
-        "declaration",
-        seat=seat,
-        valid=False,
-        points=rules.wrong_show,
-        groups=[[c.code for c in g] for g in groups],
-        open_top=d.open_pile[-1].code,
-        reason=reason,
+        ev.Declaration(
+            seat=seat,
+            valid=False,
+            points=rules.wrong_show,
+            groups=[[c.code for c in g] for g in groups],
+            deadline=None,
+            open_top=d.open_pile[-1].code,
+            reason=reason,
+        )
     )
     d.turn = seat
     _next_turn(d, at, ctx)
@@ -660,11 +667,12 @@ def _score_loser(d: DealState, seat: int, groups: Groups, ctx: Ctx) -> None:
     d.points[seat] = pts
     d.shown[seat] = [list(g) for g in groups]
     ctx.emit(
-        "show",
-        seat=seat,
-        points=pts,
-        deal_show=seat in d.deal_show,
-        groups=[[c.code for c in g] for g in groups],
+        ev.Show(
+            seat=seat,
+            points=pts,
+            deal_show=seat in d.deal_show,
+            groups=[[c.code for c in g] for g in groups],
+        )
     )
 
 
@@ -690,7 +698,7 @@ def timeout(d: DealState, at: int, ctx: Ctx) -> None:
             d.in_extra = True
             # Never back: time already charged by an action is not charged again (docs/rules.md §6.9).
             d.charged_until = max(d.charged_until, d.turn_deadline(rules))
-            ctx.emit("extra_time", seat=seat, bank_ms=d.extra_ms[seat], deadline=dl.at_ms + d.extra_ms[seat])
+            ctx.emit(ev.ExtraTime(seat=seat, bank_ms=d.extra_ms[seat], deadline=dl.at_ms + d.extra_ms[seat]))
             return
         d.extra_ms[seat] = 0
         _missed_turn(d, seat, at, ctx)
@@ -711,7 +719,7 @@ def _missed_turn(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
         _discard(d, seat, d.drawn, ctx, auto=True)
     d.missed[seat] += 1
     d.turns_taken[seat] += 1
-    ctx.emit("turn_missed", seat=seat, consecutive=d.missed[seat])
+    ctx.emit(ev.TurnMissed(seat=seat, misses=d.missed[seat]))
     if d.missed[seat] >= 3:
         _drop(d, seat, at, ctx, "missed_turns")
     else:

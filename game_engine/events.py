@@ -1,20 +1,382 @@
-"""Events (public facts the server broadcasts) and deadlines (when to send ``timeout``)."""
+"""The catalogue of events (public facts the server broadcasts) and deadlines.
+
+Every event is one frozen dataclass below, its fields typed; the engine and the
+server construct them and nothing else, and ``to_wire`` is the one function that
+turns one into the JSON object a client receives (``{"type": ..., **fields}``).
+``docs/protocol.md`` lists the same catalogue; ``tests/game_engine/test_events.py``
+keeps the two equal.
+
+Everything in an event may be shown to every seat and to spectators: no event
+holds a hidden card (a draw from the closed deck names none).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+#: Field metadata: leave the field out of the wire object when it is None.
+OMIT_NONE: dict[str, bool] = {"omit_none": True}
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """A public event: everything in ``data`` may be shown to every seat and spectator."""
+    """Base of every event; ``type`` is its name on the wire."""
 
-    type: str
-    data: dict[str, Any] = field(default_factory=dict)
+    type: ClassVar[str] = ""
+    #: One line for docs/protocol.md: when the event is sent.
+    doc: ClassVar[str] = ""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The event's fields as the wire carries them (without ``type``)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.metadata.get("omit_none"):
+                continue
+            out[f.name] = _plain(value)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **self.data}
+        return to_wire(self)
+
+
+def _plain(value: Any) -> Any:
+    """Copies of containers, so a wire object never shares lists with an event."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_wire(event: Event) -> dict[str, Any]:
+    """The one place an event becomes the JSON object sent to clients and stored in the log."""
+    return {"type": event.type, **event.data}
+
+
+# ---------------------------------------------------------------------- seats (the server)
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Event):
+    type: ClassVar[str] = "seat_taken"
+    doc: ClassVar[str] = "before the start: a player sat down at chair `position`"
+    position: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft(Event):
+    type: ClassVar[str] = "seat_left"
+    doc: ClassVar[str] = "before the start: a player left chair `position` (fee refunded)"
+    position: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    type: ClassVar[str] = "game_started"
+    doc: ClassVar[str] = "the game started; `players`: `[{seat, name}]` in engine seat order"
+    players: list[dict[str, Any]]
+
+
+# ---------------------------------------------------------------------- a deal
+@dataclass(frozen=True, slots=True)
+class Toss(Event):
+    type: ClassVar[str] = "toss"
+    doc: ClassVar[str] = "toss cards by seat, the play `order` and the `dealer` (docs/rules.md §6.1)"
+    cards: dict[str, str]
+    order: list[int]
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted(Event):
+    type: ClassVar[str] = "deal_started"
+    doc: ClassVar[str] = "a deal was dealt (docs/rules.md §6.3)"
+    deal_no: int
+    order: list[int]
+    dealer: int
+    first: int
+    cut_joker: str
+    wild_rank: int
+    open_card: str
+    closed_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Turn(Event):
+    type: ClassVar[str] = "turn"
+    doc: ClassVar[str] = "`seat` is on turn until `deadline` (ms) (docs/rules.md §6.4)"
+    seat: int
+    deal_no: int
+    started_at: int
+    deadline: int
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Event):
+    type: ClassVar[str] = "draw"
+    doc: ClassVar[str] = "`seat` drew from `source`; `card` only from the open pile"
+    seat: int
+    source: str
+    card: str | None = dataclasses.field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Event):
+    type: ClassVar[str] = "discard"
+    doc: ClassVar[str] = "`seat` discarded `card`; `auto`: by the server (missed turn, leaving)"
+    seat: int
+    card: str
+    auto: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reshuffle(Event):
+    type: ClassVar[str] = "reshuffle"
+    doc: ClassVar[str] = "the open pile but its top became the closed deck (docs/rules.md §6.6)"
+    closed_count: int
+    open_top: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraTime(Event):
+    type: ClassVar[str] = "extra_time"
+    doc: ClassVar[str] = (
+        "`seat`'s turn time ran out; its bank of `bank_ms` runs to `deadline` (docs/rules.md §6.9)"
+    )
+    seat: int
+    bank_ms: int
+    deadline: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnMissed(Event):
+    type: ClassVar[str] = "turn_missed"
+    doc: ClassVar[str] = "`seat` missed its turn; `misses` in a row so far (docs/rules.md §6.10)"
+    seat: int
+    misses: int
+
+
+@dataclass(frozen=True, slots=True)
+class Drop(Event):
+    type: ClassVar[str] = "drop"
+    doc: ClassVar[str] = (
+        "`seat` is out of the deal with `points`; `reason`: `drop`, `auto_drop`, `missed_turns`, `left`"
+    )
+    seat: int
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finish(Event):
+    type: ClassVar[str] = "finish"
+    doc: ClassVar[str] = (
+        "`seat` put a card in the finish slot and must show by `deadline` (docs/rules.md §4.1)"
+    )
+    seat: int
+    deadline: int
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration(Event):
+    type: ClassVar[str] = "declaration"
+    doc: ClassVar[str] = (
+        "the declarer's show: `valid`, `points` (0 or the wrong show), the `groups` shown; valid: the losers "
+        "show by `deadline`; wrong: `open_top` (the finish card, now discarded) and `reason` "
+        "(`invalid`, `no_show`: not shown in time, `left`) (docs/rules.md §4)"
+    )
+    seat: int
+    valid: bool
+    points: int
+    groups: list[list[str]]
+    deadline: int | None
+    open_top: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Show(Event):
+    type: ClassVar[str] = "show"
+    doc: ClassVar[str] = (
+        "a loser's show after a valid declaration (or at the deadline, their arrangement): `points`, "
+        "`deal_show` (halved, docs/rules.md §5.5), `groups`"
+    )
+    seat: int
+    points: int
+    deal_show: bool
+    groups: list[list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class DealOver(Event):
+    type: ClassVar[str] = "deal_over"
+    doc: ClassVar[str] = (
+        "the deal's result sheet: `winner`, `declarer`, `finish_card`, and by seat `players`: "
+        "`{status, points, deal_show, reason, groups}`"
+    )
+    deal_no: int
+    winner: int | None
+    declarer: int | None
+    cut_joker: str
+    wild_rank: int
+    finish_card: str | None
+    players: dict[str, dict[str, Any]]
+
+
+# ---------------------------------------------------------------------- the pool game
+@dataclass(frozen=True, slots=True)
+class Scores(Event):
+    type: ClassVar[str] = "scores"
+    doc: ClassVar[str] = (
+        "the deal's `points` and running `scores` by seat, who was `eliminated`, `drops_remaining`"
+    )
+    deal_no: int
+    points: dict[str, int]
+    scores: dict[str, int]
+    eliminated: list[int]
+    drops_remaining: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Eliminated(Event):
+    type: ClassVar[str] = "eliminated"
+    doc: ClassVar[str] = "`seat` reached the pool limit with `score` (docs/rules.md §7.3)"
+    seat: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class RejoinOffer(Event):
+    type: ClassVar[str] = "rejoin_offer"
+    doc: ClassVar[str] = "`seats` may rejoin at `score` for `fee` until `deadline` (docs/rules.md §7.4-7.7)"
+    seats: list[int]
+    score: int
+    fee: int
+    deadline: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoined(Event):
+    type: ClassVar[str] = "rejoined"
+    doc: ClassVar[str] = (
+        "`seat` rejoined at `score`, paying `fee`; the `prize_pool` now (the server charges `fee`)"
+    )
+    seat: int
+    score: int
+    fee: int
+    prize_pool: int
+
+
+@dataclass(frozen=True, slots=True)
+class SplitOffer(Event):
+    type: ClassVar[str] = "split_offer"
+    doc: ClassVar[str] = (
+        "a manual split of `amounts` by seat is offered until `deadline` (docs/rules.md §8.1)"
+    )
+    amounts: dict[str, int]
+    deadline: int
+
+
+@dataclass(frozen=True, slots=True)
+class SplitAccepted(Event):
+    type: ClassVar[str] = "split_accepted"
+    doc: ClassVar[str] = "`seat` accepted the split"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SplitDeclined(Event):
+    type: ClassVar[str] = "split_declined"
+    doc: ClassVar[str] = "`seat` declined the split (`null`: the offer's time ran out)"
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NextDeal(Event):
+    type: ClassVar[str] = "next_deal"
+    doc: ClassVar[str] = "deal `deal_no` starts `at` (ms)"
+    deal_no: int
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft(Event):
+    type: ClassVar[str] = "player_left"
+    doc: ClassVar[str] = "`seat` left the game for good (docs/rules.md §7.9)"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    type: ClassVar[str] = "game_over"
+    doc: ClassVar[str] = (
+        "the end: `payouts` and `scores` by player id, `rake`, `prize_pool`, `fees_paid`, `winner` (player id) "
+        "and `winner_seat`, or `split` (`manual`/`auto`); the server settles exactly these amounts"
+    )
+    payouts: dict[str, int]
+    rake: int
+    prize_pool: int
+    fees_paid: int
+    winner: str | None
+    winner_seat: int | None
+    split: str | None
+    scores: dict[str, int]
+
+
+#: Every event type, by wire name, in the order docs/protocol.md lists them.
+CATALOGUE: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        SeatTaken,
+        SeatLeft,
+        GameStarted,
+        Toss,
+        DealStarted,
+        Turn,
+        Draw,
+        Discard,
+        Reshuffle,
+        ExtraTime,
+        TurnMissed,
+        Drop,
+        Finish,
+        Declaration,
+        Show,
+        DealOver,
+        Scores,
+        Eliminated,
+        RejoinOffer,
+        Rejoined,
+        SplitOffer,
+        SplitAccepted,
+        SplitDeclined,
+        NextDeal,
+        PlayerLeft,
+        GameOver,
+    )
+}
+
+
+def fields_of(cls: type[Event]) -> list[str]:
+    """The wire fields of an event type, in order (``type`` first is implied)."""
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def protocol_table() -> str:
+    """The event section's table of docs/protocol.md, made from the catalogue (a test keeps them equal)."""
+    lines = ["| event | fields | when |", "|---|---|---|"]
+    for name, cls in CATALOGUE.items():
+        parts = []
+        for f in dataclasses.fields(cls):
+            kind = str(f.type).replace(" | None", " or null").replace("|", "or")
+            absent = " (absent when null)" if f.metadata.get("omit_none") else ""
+            parts.append(f"`{f.name}`: {kind}{absent}")
+        lines.append(f"| `{name}` | {', '.join(parts)} | {cls.doc} |")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True, slots=True)

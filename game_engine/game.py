@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from game_engine import deal as dl
+from game_engine import events as ev
 from game_engine.actions import (
     Action,
     Arrange,
@@ -381,7 +382,7 @@ def _toss(s: GameState, seats: list[int], ctx: dl.Ctx) -> list[int]:
         attempt += 1
     s.toss = dict(zip(seats, cards, strict=True))
     order = sorted(seats, key=lambda x: toss_key(s.toss[x]), reverse=True)
-    ctx.emit("toss", cards={str(k): c.code for k, c in s.toss.items()}, order=order, dealer=order[-1])
+    ctx.emit(ev.Toss(cards={str(k): c.code for k, c in s.toss.items()}, order=order, dealer=order[-1]))
     return order
 
 
@@ -422,15 +423,16 @@ def _end_deal(s: GameState, at: int, ctx: dl.Ctx) -> None:
             p.eliminated = True
             newly_out.append(seat)
     ctx.emit(
-        "scores",
-        deal_no=d.deal_no,
-        points={str(x): d.points[x] for x in d.order},
-        scores={str(i): p.score for i, p in enumerate(s.players)},
-        eliminated=newly_out,
-        drops_remaining={str(i): s.drops_remaining(i) for i in range(len(s.players))},
+        ev.Scores(
+            deal_no=d.deal_no,
+            points={str(x): d.points[x] for x in d.order},
+            scores={str(i): p.score for i, p in enumerate(s.players)},
+            eliminated=list(newly_out),
+            drops_remaining={str(i): s.drops_remaining(i) for i in range(len(s.players))},
+        )
     )
     for seat in newly_out:
-        ctx.emit("eliminated", seat=seat, score=s.players[seat].score)
+        ctx.emit(ev.Eliminated(seat=seat, score=s.players[seat].score))
     _between_deals(s, at, ctx, newly_out=newly_out)
 
 
@@ -456,7 +458,9 @@ def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, newly_out: list[int] |
             s.phase_deadline = at + rules.rejoin_ms
             s.rejoin_offer = {"seats": eligible, "score": score, "fee": rules.entry_fee}
             ctx.emit(
-                "rejoin_offer", seats=eligible, score=score, fee=rules.entry_fee, deadline=s.phase_deadline
+                ev.RejoinOffer(
+                    seats=list(eligible), score=score, fee=rules.entry_fee, deadline=s.phase_deadline
+                )
             )
             return
     s.rejoin_offer = None
@@ -471,15 +475,16 @@ def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, newly_out: list[int] |
         s.phase_deadline = at + rules.split_ms
         s.split_offer = {"amounts": dict(zip(live, amounts, strict=True)), "accepted": []}
         ctx.emit(
-            "split_offer",
-            amounts={str(x): a for x, a in zip(live, amounts, strict=True)},
-            deadline=s.phase_deadline,
+            ev.SplitOffer(
+                amounts={str(x): a for x, a in zip(live, amounts, strict=True)},
+                deadline=s.phase_deadline,
+            )
         )
         return
     s.split_offer = None
     s.phase = BETWEEN_DEALS
     s.phase_deadline = at + rules.next_deal_ms
-    ctx.emit("next_deal", deal_no=s.deal_no + 1, at=s.phase_deadline)
+    ctx.emit(ev.NextDeal(deal_no=s.deal_no + 1, at=s.phase_deadline))
 
 
 def _rejoin(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
@@ -496,7 +501,7 @@ def _rejoin(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
     p.auto_drop = False
     s.rejoin_offer["seats"].remove(seat)
     s.need_toss = True
-    ctx.emit("rejoined", seat=seat, score=p.score, fee=s.rules.entry_fee, prize_pool=s.prize_pool)
+    ctx.emit(ev.Rejoined(seat=seat, score=p.score, fee=s.rules.entry_fee, prize_pool=s.prize_pool))
     if not s.rejoin_offer["seats"]:
         _between_deals(s, at, ctx)
 
@@ -507,16 +512,16 @@ def _split_answer(s: GameState, seat: int, accept: bool, at: int, ctx: dl.Ctx) -
     if seat not in s.split_offer["amounts"]:
         raise SplitRuleError("only the remaining players answer a split offer")
     if not accept:
-        ctx.emit("split_declined", seat=seat)
+        ctx.emit(ev.SplitDeclined(seat=seat))
         s.split_offer = None
         s.phase = BETWEEN_DEALS
         s.phase_deadline = at + s.rules.next_deal_ms
-        ctx.emit("next_deal", deal_no=s.deal_no + 1, at=s.phase_deadline)
+        ctx.emit(ev.NextDeal(deal_no=s.deal_no + 1, at=s.phase_deadline))
         return
     if seat in s.split_offer["accepted"]:
         raise SplitRuleError("you have already accepted")
     s.split_offer["accepted"].append(seat)
-    ctx.emit("split_accepted", seat=seat)
+    ctx.emit(ev.SplitAccepted(seat=seat))
     if set(s.split_offer["accepted"]) == set(s.split_offer["amounts"]):
         _game_over_split(s, sorted(s.split_offer["amounts"]), ctx, manual=True)
 
@@ -528,7 +533,7 @@ def _leave(s: GameState, seat: int, at: int, ctx: dl.Ctx) -> None:
     p.left = True
     p.eliminated = True
     p.auto_drop = False
-    ctx.emit("player_left", seat=seat)
+    ctx.emit(ev.PlayerLeft(seat=seat))
     if s.phase in (PLAYING, DECLARING):
         assert s.deal is not None
         if seat in s.deal.status:
@@ -570,11 +575,11 @@ def _timeout(s: GameState, at: int, ctx: dl.Ctx) -> None:
     elif s.phase == REJOIN_WINDOW:
         _between_deals(s, at, ctx)
     elif s.phase == SPLIT_OFFER:
-        ctx.emit("split_declined", seat=None)
+        ctx.emit(ev.SplitDeclined(seat=None))
         s.split_offer = None
         s.phase = BETWEEN_DEALS
         s.phase_deadline = at + s.rules.next_deal_ms
-        ctx.emit("next_deal", deal_no=s.deal_no + 1, at=s.phase_deadline)
+        ctx.emit(ev.NextDeal(deal_no=s.deal_no + 1, at=s.phase_deadline))
 
 
 # ---------------------------------------------------------------------- game over
@@ -584,7 +589,7 @@ def _finish(s: GameState, payload: dict[str, Any], ctx: dl.Ctx) -> None:
     s.rejoin_offer = None
     s.split_offer = None
     s.result = payload
-    ctx.emit("game_over", **payload)
+    ctx.emit(ev.GameOver(**payload))
 
 
 def _payload(

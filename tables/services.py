@@ -18,7 +18,7 @@ from django.db import transaction
 
 from accounts.models import User
 from game_engine.errors import RummyError
-from game_engine.events import Event
+from game_engine.events import Event, GameStarted, SeatLeft, SeatTaken, to_wire
 from game_engine.game import GameState, apply, new_game
 from game_engine.views import views_for_all
 from tables import clock, gamerows, notify, practice
@@ -112,9 +112,7 @@ def table_join(*, table_id: int, user: User) -> Seat:
             game.deadline_at = clock.now() + timedelta(seconds=settings.start_countdown_seconds)
             game.deadline_kind = "start"
         game.save()
-        _after_commit(
-            game, [Event("seat_taken", {"position": position, "name": user.table_name})], lobby=True
-        )
+        _after_commit(game, [SeatTaken(position=position, name=user.table_name)], lobby=True)
         return seat
 
 
@@ -149,9 +147,7 @@ def table_leave(*, table_id: int, user: User) -> None:
             game.status = PoolGame.Status.CANCELLED
             game.finished_at = clock.now()
         game.save()
-        _after_commit(
-            game, [Event("seat_left", {"position": seat.position, "name": user.table_name})], lobby=True
-        )
+        _after_commit(game, [SeatLeft(position=seat.position, name=user.table_name)], lobby=True)
 
 
 # ---------------------------------------------------------------------------
@@ -383,9 +379,7 @@ def _start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
     game.seed = state.seed
     game.status = PoolGame.Status.RUNNING
     game.started_at = clock.now()
-    started = Event(
-        "game_started", {"players": [{"seat": i, "name": s.user.table_name} for i, s in enumerate(ordered)]}
-    )
+    started = GameStarted(players=[{"seat": i, "name": s.user.table_name} for i, s in enumerate(ordered)])
     new_state, events = apply(state, {"type": "start_deal", "at": at})
     _save(game, state, new_state, [started, *events], also=("seed", "status", "started_at", "bot_seats"))
 
@@ -501,7 +495,7 @@ def _after_commit(
     then joined) sends that seat's view from the notice that gave it one.
     """
     game_id, table_id, version = game.pk, game.table_id, game.version
-    payload = [e.to_dict() for e in events]
+    payload = [to_wire(e) for e in events]
     header = game_header(game)
     _arm_timer(game)
 

@@ -83,12 +83,12 @@ def test_a_player_who_never_moves_misses_three_turns_and_is_middle_dropped(
         events = _events(game)
         misses = [e.data for e in events if e.type == "turn_missed"]
         drops = [e.data for e in events if e.type == "drop"]
-        third = next((m for m in misses if m["consecutive"] == 3), None)
+        third = next((m for m in misses if m["misses"] == 3), None)
         if third is None or not drops:
             _fail(f"no one was dropped for missed turns: {[(e.type, e.data) for e in events]}", worker)
         assert third is not None
         assert third["seat"] == idle_seat, misses
-        assert [m["consecutive"] for m in misses if m["seat"] == idle_seat] == [1, 2, 3]
+        assert [m["misses"] for m in misses if m["seat"] == idle_seat] == [1, 2, 3]
         assert drops == [{"seat": idle_seat, "points": 40, "reason": "missed_turns"}]
         # the deal is over and scored: the idle player carries the middle drop, 40 points in 101
         game.refresh_from_db()
