@@ -17,7 +17,7 @@ from game_engine.cards import card_points, parse_cards
 from game_engine.errors import RummyError
 from game_engine.melds import classify_group, is_valid_declaration, score_arrangement
 from tables import selectors, services
-from tables.errors import TableError, TableNotFound
+from tables.errors import TableError, TableNotFound, error_payload
 from tables.models import Deal, Table
 from wallet.errors import WalletError
 
@@ -56,11 +56,7 @@ SeatSerializer = inline_serializer(
 
 def error_response(exc: Exception) -> Response:
     code = status.HTTP_404_NOT_FOUND if isinstance(exc, TableNotFound) else status.HTTP_409_CONFLICT
-    if isinstance(exc, WalletError):
-        payload = {"code": type(exc).__name__, "rule": "", "message": str(exc)}
-    else:
-        payload = services.error_payload(exc)
-    return Response(payload, status=code)
+    return Response(error_payload(exc), status=code)
 
 
 class LobbyApi(APIView):
@@ -206,14 +202,12 @@ class GroupsEvaluateApi(APIView):
         data = GroupsEvaluateSerializer(data=request.data)
         if not data.is_valid():
             message = "; ".join(f"{k}: {v}" for k, v in data.errors.items())
-            return Response({"code": "bad_request", "rule": "", "message": message}, status=400)
+            return Response(error_payload("bad_request", message), status=400)
         wild = data.validated_data["wild_rank"]
         try:
             groups = [parse_cards(g) for g in data.validated_data["groups"]]
         except RummyError as exc:
-            return Response(
-                {"code": type(exc).__name__, "rule": "docs/rules.md §1", "message": str(exc)}, status=400
-            )
+            return Response(error_payload(exc), status=400)
         verdict = score_arrangement(groups, wild)
         return Response(
             {

@@ -21,7 +21,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from tables import notify, selectors, services
-from tables.errors import TableError
+from tables.errors import TableError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
 
@@ -156,11 +156,7 @@ class TableConsumer(_Consumer):
                     "type": "result",
                     "request_id": request_id,
                     "ok": False,
-                    "error": {
-                        "code": "no_game",
-                        "rule": "",
-                        "message": "no game is being played at this table",
-                    },
+                    "error": error_payload("no_game", "no game is being played at this table"),
                 }
             )
             return
@@ -169,7 +165,7 @@ class TableConsumer(_Consumer):
                 game_id=self.game_id, user=self.user, request_id=request_id, action=action
             )
         except TableError as exc:
-            answer = {"ok": False, "error": services.error_payload(exc)}
+            answer = {"ok": False, "error": error_payload(exc)}
         await self.send_json({"type": "result", "request_id": request_id, **answer})
 
     # ------------------------------------------------------------------ server -> client
@@ -230,4 +226,4 @@ class TableConsumer(_Consumer):
         return snapshot
 
     async def send_error(self, code: str, message: str) -> None:
-        await self.send_json({"type": "error", "error": {"code": code, "rule": "", "message": message}})
+        await self.send_json({"type": "error", "error": error_payload(code, message)})

@@ -39,3 +39,21 @@ class NoGameRunning(TableError):
 
 class BadRequest(TableError):
     code = "bad_request"
+
+
+def error_payload(error: Exception | str, message: str = "", *, rule: str = "") -> dict[str, str]:
+    """The one shape of every error a client sees: ``{code, rule, message}``.
+
+    From an exception: an engine ``RummyError`` or a ``TableError`` gives its code and
+    the rule it enforces (docs/rules.md §n.m), a wallet refusal its class name; from
+    a string: that code with ``message``. Services, APIs and consumers all build
+    their errors here, so the wire has one contract (docs/protocol.md).
+    """
+    if isinstance(error, str):
+        return {"code": error, "rule": rule, "message": message}
+    code = getattr(error, "code", None)
+    return {
+        "code": code if isinstance(code, str) and code else type(error).__name__,
+        "rule": getattr(error, "rule", "") or rule,
+        "message": message or str(error),
+    }

@@ -21,6 +21,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from rummy_site.celery import app as celery_app
+
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()
 #: The ASGI process's event loop and its outbox of notices (see ``bind_loop``).
@@ -99,24 +101,26 @@ def table_group(table_id: int) -> str:
     return f"table_{table_id}"
 
 
-def schedule_timeout(*, game_id: int, version: int, eta: datetime) -> None:
-    from tables.tasks import enforce_deadline
+#: The Celery tasks of ``tables.tasks``, sent by name: the tasks sit above the services
+#: that call this module, so importing them here would close an import circle.
+ENFORCE_DEADLINE = "tables.tasks.enforce_deadline"
+BOT_MOVE = "tables.tasks.bot_move"
 
+
+def schedule_timeout(*, game_id: int, version: int, eta: datetime) -> None:
     if _is_suppressed():
         return
     try:
-        enforce_deadline.apply_async(args=(game_id, version, eta.isoformat()), eta=eta)
+        celery_app.send_task(ENFORCE_DEADLINE, args=(game_id, version, eta.isoformat()), eta=eta)
     except Exception:  # the beat sweep enforces the deadline anyway
         logger.exception("could not schedule the timer of game %s at version %s", game_id, version)
 
 
 def schedule_bot_move(*, game_id: int, version: int, delay: float) -> None:
-    from tables.tasks import bot_move
-
     if _is_suppressed():
         return
     try:
-        bot_move.apply_async(args=(game_id, version), countdown=delay)
+        celery_app.send_task(BOT_MOVE, args=(game_id, version), countdown=delay)
     except Exception:  # the turn timer still moves a stuck bot on
         logger.exception("could not schedule a bot move in game %s at version %s", game_id, version)
 

@@ -18,7 +18,7 @@ from django.db import transaction
 
 from accounts.models import User
 from game_engine.errors import RummyError
-from game_engine.events import Event, GameStarted, SeatLeft, SeatTaken, to_wire
+from game_engine.events import Event, GameOver, GameStarted, Rejoined, SeatLeft, SeatTaken, to_wire
 from game_engine.game import GameState, apply, new_game
 from game_engine.views import views_for_all
 from tables import clock, gamerows, notify, practice
@@ -31,6 +31,7 @@ from tables.errors import (
     TableError,
     TableFull,
     TableNotFound,
+    error_payload,
 )
 from tables.locks import game_for_update, table_for_update
 from tables.models import Deal, PoolGame, Seat, Table
@@ -229,10 +230,8 @@ def _plan_action(
 
 
 def _may_refuse_while_writing(action: dict[str, Any], new_state: GameState, events: list[Event]) -> bool:
-    """A rejoin fee or a settlement moves money, which the wallet may refuse after some writes."""
-    return bool(action["type"] == "rejoin" and new_state.rules.entry_fee) or any(
-        e.type == "game_over" for e in events
-    )
+    """Money moves (``_move_money``), which the wallet may refuse after some writes."""
+    return any(_moves_money(e) for e in events)
 
 
 def _write_action(
@@ -244,15 +243,6 @@ def _write_action(
     events: list[Event],
     engine_seat: int,
 ) -> None:
-    if action["type"] == "rejoin" and new_state.rules.entry_fee:
-        rejoins = new_state.players[engine_seat].rejoins
-        wallet.pay_entry(
-            user=user,
-            game_ref=game.escrow_ref,
-            amount=new_state.rules.entry_fee,
-            idempotency_key=f"rejoin:{game.pk}:{user.pk}:{rejoins}",
-            memo=f"Rejoin fee, {game.table.name}",
-        )
     _save(game, state, new_state, events, also=("answers",))
 
 
@@ -311,15 +301,6 @@ def deadlines_sweep(*, now: datetime | None = None) -> int:
         except Exception:  # one broken game must not stop the sweep for the others
             logger.exception("deadline sweep failed for game %s", game_id)
     return enforced
-
-
-def error_payload(exc: Exception) -> dict[str, str]:
-    """The error as the client sees it: a code, the rule it enforces and words for people."""
-    if isinstance(exc, RummyError):
-        return {"code": exc.code, "rule": exc.rule, "message": str(exc)}
-    if isinstance(exc, TableError):
-        return {"code": exc.code, "rule": exc.rule, "message": str(exc)}
-    return {"code": type(exc).__name__, "rule": "", "message": str(exc)}
 
 
 # ---------------------------------------------------------------------------
@@ -424,10 +405,8 @@ def _save(
         first_seq=game.event_count,
         events=events,
     )
-    game_over = next((e for e in events if e.type == "game_over"), None)
     fields = _SAVED_FIELDS + also
-    if game_over is not None:
-        _settle(game, game_over.data)
+    if _move_money(game, new, events):
         fields += _SETTLED_FIELDS
     gamerows.update_game(game, fields)
     bot_due = game.status == PoolGame.Status.RUNNING and bool(practice.seats_to_act(new, game.bot_seats))
@@ -435,6 +414,35 @@ def _save(
     lobby = any(e.type in ("game_started", "game_over") for e in events)
     seat_of = {p.id: i for i, p in enumerate(new.players)}
     _after_commit(game, events, bot_due=bot_due, views=views, seat_of=seat_of, lobby=lobby)
+
+
+def _moves_money(event: Event) -> bool:
+    return isinstance(event, GameOver) or (isinstance(event, Rejoined) and event.fee > 0)
+
+
+def _move_money(game: PoolGame, new: GameState, events: list[Event]) -> bool:
+    """The one place money follows the engine's events (never the request's text).
+
+    ``rejoined`` charges the rejoining player the ``fee`` the engine put in it
+    (docs/rules.md §7.4); ``game_over`` settles the payouts and rake it carries
+    (docs/rules.md §7.11, §8). Returns whether the game was settled.
+    """
+    settled = False
+    for event in events:
+        if isinstance(event, Rejoined) and event.fee:
+            player = new.players[event.seat]
+            user = User.objects.get(pk=int(player.id))
+            wallet.pay_entry(
+                user=user,
+                game_ref=game.escrow_ref,
+                amount=event.fee,
+                idempotency_key=f"rejoin:{game.pk}:{user.pk}:{player.rejoins}",
+                memo=f"Rejoin fee, {game.table.name}",
+            )
+        elif isinstance(event, GameOver):
+            _settle(game, event.data)
+            settled = True
+    return settled
 
 
 def _settle(game: PoolGame, result: dict[str, Any]) -> None:

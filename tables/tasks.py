@@ -1,4 +1,8 @@
-"""Celery tasks: they turn deadlines into service calls and nothing else."""
+"""Celery tasks: they turn deadlines into service calls and nothing else.
+
+The top of the import graph: tasks → drivers → services → notify. ``notify`` sends
+these tasks by name, so nothing below imports this module.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from datetime import datetime
 
 from celery import shared_task
 
-from tables import practice, services
+from tables import drivers, services
 
 
 @shared_task(name="tables.tasks.enforce_deadline", acks_late=True, ignore_result=True)
@@ -28,4 +32,4 @@ def sweep_deadlines() -> int:
 @shared_task(name="tables.tasks.bot_move", acks_late=True, ignore_result=True)
 def bot_move(game_id: int, version: int) -> bool:
     """A practice bot's move at ``version``; a stale or repeated task does nothing."""
-    return practice.bot_move(game_id=game_id, version=version)
+    return drivers.bot_move(game_id=game_id, version=version)

@@ -8,7 +8,7 @@ import pytest
 from django.db import transaction
 from django.forms.models import model_to_dict
 
-from game_engine.events import Event
+from game_engine.events import Discard, Draw
 from tables import gamerows
 from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table
@@ -58,7 +58,7 @@ def test_update_game_writes_only_the_fields_named() -> None:
 def test_append_events_numbers_them_in_order() -> None:
     game = _game()
     first = game.event_count
-    events = [Event("draw", {"seat": 1, "source": "closed"}), Event("discard", {"seat": 1, "card": "KS"})]
+    events = [Draw(seat=1, source="closed"), Discard(seat=1, card="KS", auto=False)]
     with transaction.atomic():
         added = gamerows.append_events(
             game_id=game.pk, deal_number=3, version=99, first_seq=first, events=events
@@ -79,7 +79,7 @@ def test_append_events_numbers_them_in_order() -> None:
             "version": 99,
             "seq": first + 1,
             "type": "discard",
-            "data": {"seat": 1, "card": "KS"},
+            "data": {"seat": 1, "card": "KS", "auto": False},
         },
     ]
     assert all(r.created_at is not None for r in rows)

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from game_engine.game import GameState
-from tables import practice, services
+from tables import drivers, services
 from tables.models import GameEvent, PoolGame, TableSettings
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger
@@ -47,7 +47,7 @@ def test_a_bot_filled_101_practice_game_plays_to_its_end(clock: FakeClock) -> No
     game = PoolGame.objects.get(table=table)
     clock.advance(2)
     services.game_timeout(game_id=game.pk, version=game.version)
-    final = practice.play_out(game_id=game.pk, clock=clock)
+    final = drivers.play_out(game_id=game.pk, clock=clock)
     assert final.status == PoolGame.Status.FINISHED
     assert final.result["winner"] is not None or final.result["split"] in ("manual", "auto")
     assert sum(final.result["payouts"].values()) == final.result["prize_pool"] == 0  # a free table
@@ -65,4 +65,4 @@ def test_a_stale_bot_task_does_nothing(clock: FakeClock) -> None:
     clock.advance(2)
     services.game_timeout(game_id=game.pk, version=game.version)
     game.refresh_from_db()
-    assert practice.bot_move(game_id=game.pk, version=game.version - 1) is False
+    assert drivers.bot_move(game_id=game.pk, version=game.version - 1) is False

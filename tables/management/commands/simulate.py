@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from tables import clock as table_clock
-from tables import notify, practice, services
+from tables import drivers, notify, practice, services
 from tables.clock import OffsetClock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from wallet.audit import check_ledger
@@ -59,7 +59,7 @@ class Command(BaseCommand):
                     game = seat.game
                     if options["seed"] is not None:
                         PoolGame.objects.filter(pk=game.pk).update(seed=options["seed"] + n)
-                    finished.append(practice.play_out(game_id=game.pk, clock=fake))
+                    finished.append(drivers.play_out(game_id=game.pk, clock=fake))
         finally:
             table_clock.now = real_now
             TableSettings.objects.filter(pk=kind.pk).update(active=False)  # keep it out of the lobby

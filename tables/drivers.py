@@ -1,0 +1,79 @@
+"""What drives the games: bot moves and the clock. It sits above the services it calls.
+
+The services never import this module: they say what is due (``notify`` sends the
+Celery tasks by name) and ``tables.tasks`` calls back here or into the services.
+So the import graph has one direction: tasks → drivers → services → notify,
+practice (issue 12: services → notify → tasks → services and services ⇄ practice
+were a circle, hidden by imports inside functions).
+
+A bot decides from ``view_for`` of its own seat only (``game_engine.bots``), then
+sends its move with ``services.game_act`` like any player, with a request id
+derived from the game version, so a repeated bot task can never move twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from accounts.models import User
+from game_engine.bots import choose_action
+from game_engine.game import GameState
+from game_engine.views import view_for
+from tables import practice, services
+from tables.clock import OffsetClock
+from tables.models import PoolGame
+
+logger = logging.getLogger(__name__)
+
+
+def bot_move(*, game_id: int, version: int) -> bool:
+    """One bot move at ``version``, if the game is still there and a bot must act.
+
+    Returns whether a move was applied; a refused move is logged (the turn timer
+    then moves the game on, exactly as for a person who clicked wrong).
+    """
+    game = PoolGame.objects.filter(pk=game_id, status=PoolGame.Status.RUNNING, version=version).first()
+    if game is None or not game.bot_seats:
+        return False
+    state = GameState.from_dict(game.state)
+    pending = practice.seats_to_act(state, game.bot_seats)
+    if not pending:
+        return False
+    seat = pending[0]
+    action = choose_action(
+        view_for(state, seat), state.rules, random.Random(f"{state.seed}:{version}:{seat}")
+    )
+    if action is None:
+        return False
+    action.pop("seat", None)
+    bot = User.objects.get(pk=int(state.players[seat].id))
+    answer = services.game_act(
+        game_id=game_id, user=bot, request_id=f"bot:{game_id}:{version}:{seat}", action=action
+    )
+    if not answer["ok"]:
+        logger.warning(
+            "bot %s in game %s refused at version %s: %s", bot.pk, game_id, version, answer["error"]
+        )
+    return bool(answer["ok"])
+
+
+def play_out(*, game_id: int, clock: OffsetClock, max_steps: int = 200_000) -> PoolGame:
+    """Drive a bot game to its end in this thread: bot moves, and the clock moved to each deadline.
+
+    Used by ``manage.py simulate`` and the tests; people at the table would simply
+    keep missing their turns, as they would in a real game.
+    """
+    for _ in range(max_steps):
+        game = PoolGame.objects.get(pk=game_id)
+        if game.status != PoolGame.Status.RUNNING:
+            return game
+        if bot_move(game_id=game_id, version=game.version):
+            continue
+        if game.deadline_at is None:
+            raise RuntimeError(f"game {game_id} is stuck at version {game.version} with no deadline")
+        wait = (game.deadline_at - clock.now()).total_seconds()
+        if wait > 0:
+            clock.advance(wait + 0.001)
+        services.game_timeout(game_id=game_id, version=game.version)
+    raise RuntimeError(f"game {game_id} did not finish in {max_steps} steps")
