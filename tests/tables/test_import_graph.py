@@ -24,7 +24,9 @@ def _imports(path: Path) -> list[tuple[str, bool]]:
                 elif child.module.startswith("tables."):
                     found.append((child.module.split(".")[1], inner))
             elif isinstance(child, ast.Import):
-                found.extend((a.name.split(".")[1], inner) for a in child.names if a.name.startswith("tables."))
+                found.extend(
+                    (a.name.split(".")[1], inner) for a in child.names if a.name.startswith("tables.")
+                )
             visit(child, inner)
 
     visit(tree, False)
