@@ -58,6 +58,8 @@ CSRF_TRUSTED_ORIGINS = _list("CSRF_TRUSTED_ORIGINS", [])
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 SECURE_SSL_REDIRECT = _bool("SECURE_SSL_REDIRECT", not DEBUG)
+#: Only behind a proxy that sets X-Forwarded-Proto itself (and Daphne reachable from nothing else).
+TRUST_X_FORWARDED_PROTO = _bool("TRUST_X_FORWARDED_PROTO", False)
 SECURE_HSTS_SECONDS = _int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 CELERY_SWEEP_SECONDS = _int("CELERY_SWEEP_SECONDS", 5)
 CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
@@ -71,6 +73,11 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 DB_CONN_MAX_AGE = _int("DB_CONN_MAX_AGE", 0)
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
+#: Messages a second one socket may send (bursts of WS_MESSAGE_BURST); past that, errors, then a close (4429).
+WS_MESSAGES_PER_SECOND = _int("WS_MESSAGES_PER_SECOND", 10)
+WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)
+#: Sockets one user may hold open on one Daphne process.
+WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
 if CHANNEL_LAYER not in ("pubsub", "lists"):
@@ -184,7 +191,8 @@ SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Trust X-Forwarded-Proto only when told: anyone who reaches Daphne directly could send it.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUST_X_FORWARDED_PROTO else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 

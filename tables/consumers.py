@@ -20,10 +20,12 @@ from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from tables import notify, selectors, services
-from tables.errors import TableError, error_payload
+from game_engine.errors import RummyError
+from tables import notify, protocol, selectors, services, sockets
+from tables.errors import NoGameRunning, TableError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
+from wallet.errors import WalletError
 
 logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
@@ -58,14 +60,25 @@ def _encode_json(content: Any) -> str:
 
 
 class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
-    """JSON over the socket with orjson; no thread hop before every message.
+    """JSON over the socket with orjson; no thread hop before every message; hostile input refused.
 
     Channels' ``AsyncConsumer.dispatch`` runs ``close_old_connections`` on the
     shared sync thread before each handler (each frame, each group notice): a
     thread round trip per message, though these consumers touch the database
     only through ``DatabaseSyncToAsync`` (``_db``), which closes old connections
     before and after every call in the thread that runs it.
+
+    Every frame passes the message rate (``sockets.MessageRate``) and the wire
+    checks (``tables.protocol``) before ``receive_message`` sees it; whatever it
+    is, the client gets an ``error`` and the socket stays open, except for a
+    flood, which closes it (4429). Each socket joins its user's and its session's
+    groups, so that log-out and the like close it (``sockets.close_user_sockets``).
     """
+
+    user: Any = None
+    closing: bool = False
+    _groups: tuple[str, ...] = ()
+    _claimed: bool = False
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
@@ -77,20 +90,81 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def encode_json(cls, content: Any) -> str:
         return _encode_json(content)
 
+    async def admit(self) -> bool:
+        """Authenticate and register the socket; closes it and returns ``False`` if it may not open."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return False
+        if not sockets.claim_socket(user.pk, self):
+            await self.close(code=sockets.CLOSE_TOO_MANY)
+            return False
+        self.user, self._claimed = user, True
+        self.rate = sockets.MessageRate(settings.WS_MESSAGES_PER_SECOND, settings.WS_MESSAGE_BURST)
+        session = self.scope.get("session")
+        key = getattr(session, "session_key", None)
+        self._groups = (sockets.user_group(user.pk),) + ((sockets.session_group(key),) if key else ())
+        for group in self._groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        return True
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        if self._claimed:
+            self._claimed = False
+            sockets.release_socket(self.user.pk, self)
+        for group in self._groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await super().websocket_disconnect(message)
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        if self.closing:
+            return  # the rest of a flood, after the close
+        if not self.rate.allow():
+            if self.rate.flooding:
+                self.closing = True
+                await self.close(code=sockets.CLOSE_TOO_MANY)
+                return
+            await self.send_error(
+                "rate_limited",
+                f"too many messages: at most {settings.WS_MESSAGES_PER_SECOND} a second; this one was ignored",
+            )
+            return
+        try:
+            content = protocol.parse_frame(message.get("text"), message.get("bytes"))
+        except protocol.ProtocolError as exc:
+            await self.send_error(exc.code, str(exc))
+            return
+        await self.receive_message(content)
+
+    async def receive_message(self, content: dict[str, Any]) -> None:
+        await self.send_error("bad_message", "this socket takes no messages")
+
+    async def socket_close(self, event: dict[str, Any]) -> None:
+        """``sockets.close_user_sockets``: the user signed out (or may no longer play)."""
+        self.closing = True
+        await self.close(code=sockets.CLOSE_SIGNED_OUT)
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "error": error_payload(code, message)})
+
 
 class LobbyConsumer(_Consumer):
     """Pushes lobby changes (seats taken, games started) to logged-in players."""
 
     async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+        if not await self.admit():
             return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+
+    async def receive_message(self, content: dict[str, Any]) -> None:
+        if content.get("type") == "ping":
+            await self.send_json({"type": "pong"})
+        else:
+            await self.send_error("bad_message", "the lobby socket takes only ping")
 
     async def lobby_update(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "lobby_update", "tables": event.get("tables", [])})
@@ -105,11 +179,8 @@ class TableConsumer(_Consumer):
     version: int = -1
 
     async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+        if not await self.admit():
             return
-        self.user = user
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         notify.bind_loop()
         if not await _db(Table.objects.filter(pk=self.table_id).exists)():
@@ -125,10 +196,7 @@ class TableConsumer(_Consumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     # ------------------------------------------------------------------ client -> server
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if not isinstance(content, dict):
-            await self.send_error("bad_message", "a message must be a JSON object")
-            return
+    async def receive_message(self, content: dict[str, Any]) -> None:
         kind = content.get("type")
         if kind == "snapshot":
             await self.send_snapshot()
@@ -138,33 +206,28 @@ class TableConsumer(_Consumer):
             await self.handle_action(content)
         else:
             await self.send_error(
-                "bad_message", f"unknown message type {kind!r}; expected action, snapshot or ping"
+                "bad_message",
+                f"unknown message type {protocol.excerpt(kind)}; expected action, snapshot or ping",
             )
-
-    async def decode_json(self, text_data: str) -> Any:
-        try:
-            return await super().decode_json(text_data)
-        except ValueError:
-            return None  # answered as a bad message by receive_json
 
     async def handle_action(self, content: dict[str, Any]) -> None:
-        request_id = content.get("request_id")
-        action = content.get("action")
-        if self.game_id is None:
-            await self.send_json(
-                {
-                    "type": "result",
-                    "request_id": request_id,
-                    "ok": False,
-                    "error": error_payload("no_game", "no game is being played at this table"),
-                }
-            )
-            return
+        """One action, answered by a ``result``: refused (and nothing written) unless well formed."""
+        request_id = protocol.request_id_of(content)
         try:
+            if request_id is None:
+                raise protocol.ProtocolError(
+                    "every action needs a request_id: a string of 1 to 64 printable characters",
+                    code="bad_request",
+                )
+            action = protocol.parse_action(content.get("action"))
+            if self.game_id is None:
+                raise NoGameRunning("no game is being played at this table")
             answer = await _db(services.game_act)(
                 game_id=self.game_id, user=self.user, request_id=request_id, action=action
             )
-        except TableError as exc:
+        except protocol.ProtocolError as exc:
+            answer = {"ok": False, "error": error_payload(exc.code, str(exc))}
+        except (TableError, RummyError, WalletError) as exc:
             answer = {"ok": False, "error": error_payload(exc)}
         await self.send_json({"type": "result", "request_id": request_id, **answer})
 
@@ -224,6 +287,3 @@ class TableConsumer(_Consumer):
         self.seat = snapshot["you"]["seat"]
         self.version = snapshot["version"]
         return snapshot
-
-    async def send_error(self, code: str, message: str) -> None:
-        await self.send_json({"type": "error", "error": error_payload(code, message)})

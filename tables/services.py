@@ -21,7 +21,7 @@ from game_engine.errors import RummyError
 from game_engine.events import Event, GameOver, GameStarted, Rejoined, SeatLeft, SeatTaken, to_wire
 from game_engine.game import GameState, apply, new_game
 from game_engine.views import views_for_all
-from tables import clock, gamerows, notify, practice
+from tables import clock, gamerows, notify, practice, protocol
 from tables.errors import (
     AlreadySeated,
     BadRequest,
@@ -42,22 +42,7 @@ from wallet.errors import NothingToRefund, WalletError
 logger = logging.getLogger(__name__)
 
 #: Action types a player may send; everything else (timeout, start_deal) is the server's.
-PLAYER_ACTIONS = frozenset(
-    {
-        "draw",
-        "discard",
-        "finish",
-        "show",
-        "arrange",
-        "drop",
-        "auto_drop",
-        "im_back",
-        "rejoin",
-        "split_accept",
-        "split_decline",
-        "leave",
-    }
-)
+PLAYER_ACTIONS = protocol.PLAYER_ACTIONS
 #: How many answered request ids each player's repeats are recognised among (``PoolGame.answers``).
 ANSWERS_KEPT = 8
 #: The sweep leaves a due deadline to its own timer task for this long first.
@@ -157,21 +142,31 @@ def table_leave(*, table_id: int, user: User) -> None:
 def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any]) -> dict[str, Any]:
     """Apply one player action; returns the answer sent back to that player.
 
-    A repeated ``request_id`` returns the first answer and changes nothing. An
-    illegal action returns an error naming the rule and changes nothing.
+    A repeated ``request_id`` of an accepted action returns the first answer and
+    changes nothing. An illegal action returns an error naming the rule and
+    changes nothing: it writes nothing either, not even its answer (so a
+    non-player's or a flood's refusals never grow the game row), and the same
+    request id sent again is judged again.
     """
-    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
-        raise BadRequest("every action needs a request_id: a string of 1 to 64 characters")
+    if (
+        not isinstance(request_id, str)
+        or not 0 < len(request_id) <= 64
+        or not protocol.clean_text(request_id)
+    ):
+        raise BadRequest("every action needs a request_id: a string of 1 to 64 printable characters")
+    try:
+        action = protocol.parse_action(action)
+    except protocol.ProtocolError as exc:
+        return {"ok": False, "error": error_payload(BadRequest(str(exc)))}
     with transaction.atomic():
         game = _lock_game_row(game_id)
         first = _first_answer(game, user, request_id)
         if first is not None:
             return dict(first, repeated=True)
-        answered = game.answers
         try:
             state, new_state, events, engine_seat = _plan_action(game, user, action)
             response: dict[str, Any] = {"ok": True, "version": new_state.version}
-            game.answers = _with_answer(answered, user, request_id, response)
+            game.answers = _with_answer(game.answers, user, request_id, response)
             if _may_refuse_while_writing(action, new_state, events):
                 with transaction.atomic():  # a savepoint: a refused payment leaves nothing behind
                     _write_action(game, user, action, state, new_state, events, engine_seat)
@@ -183,9 +178,7 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
                 except (RummyError, TableError, WalletError) as exc:
                     raise RuntimeError("an action was refused after its changes were written") from exc
         except (RummyError, TableError, WalletError) as exc:
-            response = {"ok": False, "error": error_payload(exc)}
-            game.answers = _with_answer(answered, user, request_id, response)
-            gamerows.update_game(game, ("answers",))
+            return {"ok": False, "error": error_payload(exc)}  # nothing written
         return response
 
 
@@ -210,12 +203,6 @@ def _plan_action(
     game: PoolGame, user: User, action: dict[str, Any]
 ) -> tuple[GameState, GameState, list[Event], int]:
     """Check the action and ask the engine; raises the refusals and writes nothing."""
-    if not isinstance(action, dict) or action.get("type") not in PLAYER_ACTIONS:
-        kinds = ", ".join(sorted(PLAYER_ACTIONS))
-        raise BadRequest(
-            f"unknown action {action.get('type') if isinstance(action, dict) else action!r}; "
-            f"expected one of {kinds}"
-        )
     if game.status != PoolGame.Status.RUNNING:
         raise NoGameRunning("no game is being played at this table")
     state = GameState.from_dict(game.state)

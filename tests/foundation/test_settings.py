@@ -61,3 +61,28 @@ def test_ci_runs_on_postgresql() -> None:
     if not IN_CI:
         pytest.skip("only CI is required to run on PostgreSQL")
     assert connection.vendor == "postgresql"
+
+
+@pytest.mark.parametrize(
+    ("trust", "expected"), [(None, "None"), ("1", "('HTTP_X_FORWARDED_PROTO', 'https')")]
+)
+def test_x_forwarded_proto_is_trusted_only_when_told(trust: str | None, expected: str) -> None:
+    """Anyone who reached Daphne directly could claim HTTPS with the header: off unless the proxy is the only way in."""
+    env = _prod_env(SECRET_KEY="z" * 60)
+    env.pop("TRUST_X_FORWARDED_PROTO", None)
+    if trust is not None:
+        env["TRUST_X_FORWARDED_PROTO"] = trust
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings as s; "
+            "print(s.SECURE_PROXY_SSL_HEADER)",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == expected, result.stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from game_engine.game import GameState
 from tables import services
@@ -148,13 +150,22 @@ def test_a_repeated_request_id_applies_once_and_returns_the_first_answer() -> No
     assert [asked for asked, _ in game.answers[str(users[turn].pk)]] == ["same"]
 
 
-def test_a_refused_request_repeated_gets_the_same_refusal_even_when_it_would_now_apply() -> None:
+def test_a_refused_request_writes_nothing_and_is_judged_again_when_repeated() -> None:
+    """A refusal changes nothing and writes nothing (not even its answer); its id is not spent."""
     game, users = _started_game()
     turn = _state(game).deal.turn
     other = users[1 - turn]
     draw = {"type": "draw", "source": "closed"}
-    refused = services.game_act(game_id=game.pk, user=other, request_id="early", action=draw)
+    with CaptureQueriesContext(connection) as queries:
+        refused = services.game_act(game_id=game.pk, user=other, request_id="early", action=draw)
     assert refused["ok"] is False
+    assert not [
+        q["sql"]
+        for q in queries
+        if not q["sql"].lstrip().upper().startswith(("SELECT", "SAVEPOINT", "RELEASE"))
+    ]
+    game.refresh_from_db()
+    assert str(other.pk) not in game.answers
     drawn = services.game_act(game_id=game.pk, user=users[turn], request_id="t1", action=draw)
     state = _state(game)
     assert drawn["ok"] and state.deal is not None and state.deal.drawn is not None
@@ -164,26 +175,47 @@ def test_a_refused_request_repeated_gets_the_same_refusal_even_when_it_would_now
         request_id="t2",
         action={"type": "discard", "card": state.deal.drawn.code},
     )
-    assert _state(game).deal.turn == 1 - turn  # the refused player's turn now: the same id still refuses
+    assert _state(game).deal.turn == 1 - turn  # now it is their turn: the same id is judged anew
     again = services.game_act(game_id=game.pk, user=other, request_id="early", action=draw)
-    assert again == {**refused, "repeated": True}
-    game.refresh_from_db()
-    assert GameEvent.objects.filter(game=game, type="draw").count() == 1
+    assert again["ok"] is True and "repeated" not in again
+    assert GameEvent.objects.filter(game=game, type="draw").count() == 2
 
 
-def test_each_player_keeps_the_answers_to_the_last_request_ids() -> None:
+def test_each_player_keeps_the_answers_to_the_last_accepted_request_ids() -> None:
     game, users = _started_game()
     turn = _state(game).deal.turn
     other = users[1 - turn]
-    ids = [f"ping-{i}" for i in range(services.ANSWERS_KEPT + 2)]
-    for rid in ids:  # out of turn: each is refused, and remembered
-        assert (
-            services.game_act(game_id=game.pk, user=other, request_id=rid, action={"type": "drop"})["ok"]
-            is False
-        )
+    ids = [f"auto-{i}" for i in range(services.ANSWERS_KEPT + 2)]
+    for i, rid in enumerate(ids):  # always allowed: each is accepted, and remembered
+        action = {"type": "auto_drop", "on": i % 2 == 0}
+        assert services.game_act(game_id=game.pk, user=other, request_id=rid, action=action)["ok"] is True
+    for i in range(3):  # refused: not remembered
+        answer = services.game_act(game_id=game.pk, user=other, request_id=f"no-{i}", action={"type": "drop"})
+        assert answer["ok"] is False
     game.refresh_from_db()
     assert [asked for asked, _ in game.answers[str(other.pk)]] == ids[-services.ANSWERS_KEPT :]
     assert str(users[turn].pk) not in game.answers
+
+
+def test_strangers_refused_actions_leave_the_game_row_untouched() -> None:
+    """300 accounts' refusals made the hot row's answers 430 KB: a refusal must not write at all."""
+    game, _ = _started_game()
+    game.refresh_from_db()
+    before = (game.version, game.state, game.answers)
+    strangers = [make_player(f"stranger{i}", chips=0) for i in range(5)]
+    with CaptureQueriesContext(connection) as queries:
+        for stranger in strangers:
+            for n in range(3):
+                answer = services.game_act(
+                    game_id=game.pk, user=stranger, request_id=f"s{n}", action={"type": "drop"}
+                )
+                assert answer["error"]["code"] == "not_seated"
+    writes = [
+        q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT", "DELETE"))
+    ]
+    assert writes == []
+    game.refresh_from_db()
+    assert (game.version, game.state, game.answers) == before
 
 
 @pytest.mark.parametrize(

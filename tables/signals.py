@@ -1,0 +1,31 @@
+"""Sign-out closes sockets: log-out those of its session, a password change all of the user's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
+from django.db.models.signals import pre_save
+from django.dispatch import receiver
+
+from accounts.models import User
+from tables import sockets
+
+
+@receiver(user_logged_out)
+def close_sockets_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    session = getattr(request, "session", None)
+    key = getattr(session, "session_key", None)
+    if key:
+        sockets.close_session_sockets(key)
+    elif user is not None:
+        sockets.close_user_sockets(user.pk)
+
+
+@receiver(pre_save, sender=User)
+def close_sockets_on_password_change(sender: Any, instance: User, **kwargs: Any) -> None:
+    """``set_password`` keeps the raw password in ``_password`` until the save: the sign of a change."""
+    if instance.pk is not None and getattr(instance, "_password", None) is not None:
+        user_id = instance.pk
+        transaction.on_commit(lambda: sockets.close_user_sockets(user_id))
