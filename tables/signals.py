@@ -1,15 +1,18 @@
-"""Sign-out closes sockets: log-out those of its session, a password change all of the user's."""
+"""Sign-out closes sockets: log-out those of its session, a password change all of the user's.
+
+Imported by ``tables.apps`` before the models load: the user model is named, not imported.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import pre_save
 from django.dispatch import receiver
 
-from accounts.models import User
 from tables import sockets
 
 
@@ -23,8 +26,8 @@ def close_sockets_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any)
         sockets.close_user_sockets(user.pk)
 
 
-@receiver(pre_save, sender=User)
-def close_sockets_on_password_change(sender: Any, instance: User, **kwargs: Any) -> None:
+@receiver(pre_save, sender=settings.AUTH_USER_MODEL)
+def close_sockets_on_password_change(sender: Any, instance: Any, **kwargs: Any) -> None:
     """``set_password`` keeps the raw password in ``_password`` until the save: the sign of a change."""
     if instance.pk is not None and getattr(instance, "_password", None) is not None:
         user_id = instance.pk
