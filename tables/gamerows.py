@@ -24,16 +24,28 @@ _EVENT_FIELDS = ("game", "deal_number", "version", "seq", "type", "data", "creat
 
 
 @cache
-def _lock_sql(for_update: bool) -> str:
+def _lock_sql(lock: str) -> str:
     qn = connection.ops.quote_name
     columns = ", ".join(qn(f.column) for f in PoolGame._meta.concrete_fields)
     sql = f"SELECT {columns} FROM {qn(PoolGame._meta.db_table)} WHERE {qn(PoolGame._meta.pk.column)} = %s"
-    return sql + (" FOR UPDATE" if for_update else "")
+    return sql + lock
 
 
 def lock_game(game_id: int) -> PoolGame:
-    """The game row, locked until the transaction ends (``SELECT ... FOR UPDATE``)."""
-    rows = list(PoolGame.objects.raw(_lock_sql(connection.features.has_select_for_update), [game_id]))
+    """The game row, locked until the transaction ends (``SELECT ... FOR NO KEY UPDATE``).
+
+    ``NO KEY``, like every row lock of ``tables.locks``: it still serialises every writer
+    of the game, but not the foreign-key checks of rows that refer to it.
+    """
+    features = connection.features
+    lock = (
+        " FOR NO KEY UPDATE"
+        if features.has_select_for_no_key_update
+        else " FOR UPDATE"
+        if features.has_select_for_update
+        else ""
+    )
+    rows = list(PoolGame.objects.raw(_lock_sql(lock), [game_id]))
     if not rows:
         raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
     return rows[0]

@@ -33,7 +33,13 @@ from tables.errors import (
     TableNotFound,
     error_payload,
 )
-from tables.locks import game_for_update, table_for_update
+from tables.locks import (
+    game_for_update,
+    lock_game_row,
+    open_game_for_update,
+    retry_on_conflict,
+    table_for_update,
+)
 from tables.models import Deal, PoolGame, Seat, Table
 from tables.selectors import game_header
 from wallet import services as wallet
@@ -52,6 +58,7 @@ SWEEP_GRACE = timedelta(seconds=1)
 # ---------------------------------------------------------------------------
 # seats before the game
 # ---------------------------------------------------------------------------
+@retry_on_conflict
 def table_join(*, table_id: int, user: User) -> Seat:
     """Pay the entry fee and take a seat, in one transaction.
 
@@ -102,11 +109,12 @@ def table_join(*, table_id: int, user: User) -> Seat:
         return seat
 
 
+@retry_on_conflict
 def table_leave(*, table_id: int, user: User) -> None:
     """Leave before the game starts: the entry fee comes back in full."""
     with transaction.atomic():
         table = _lock_table(table_id)
-        game = PoolGame.objects.select_for_update(of=("self",)).filter(table=table, status__in=_OPEN).first()
+        game = open_game_for_update(table)
         if game is None:
             raise NotSeated("you have no seat at this table")
         if game.status == PoolGame.Status.RUNNING:
@@ -139,6 +147,7 @@ def table_leave(*, table_id: int, user: User) -> None:
 # ---------------------------------------------------------------------------
 # the game
 # ---------------------------------------------------------------------------
+@retry_on_conflict
 def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any]) -> dict[str, Any]:
     """Apply one player action; returns the answer sent back to that player.
 
@@ -233,6 +242,7 @@ def _write_action(
     _save(game, state, new_state, events, also=("answers",))
 
 
+@retry_on_conflict
 def game_timeout(*, game_id: int, version: int, armed_for: datetime | None = None) -> bool:
     """Enforce the deadline scheduled at ``version``; a stale or early call changes nothing.
 
@@ -306,14 +316,14 @@ def _lock_table(table_id: int) -> Table:
 def _lock_game_row(game_id: int) -> PoolGame:
     """The game row alone, locked (its table and settings load only if a payment needs the name)."""
     try:
-        return gamerows.lock_game(game_id)
+        return lock_game_row(game_id)
     except PoolGame.DoesNotExist:
         raise NoGameRunning(f"there is no game {game_id}") from None
 
 
 def _open_game(table: Table) -> PoolGame:
     """The table's waiting or running game, locked; a new waiting game if there is none."""
-    game = PoolGame.objects.select_for_update(of=("self",)).filter(table=table, status__in=_OPEN).first()
+    game = open_game_for_update(table)
     if game is None:
         game = PoolGame.objects.create(table=table)
     return game
