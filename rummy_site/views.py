@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
+from django.templatetags.static import static
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -9,3 +10,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"ok": True, "database": connection.vendor})
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers ask for /favicon.ico on pages without an icon link (the admin): the site's SVG."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))

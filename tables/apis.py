@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -44,6 +44,8 @@ ErrorSerializer = inline_serializer(
         "message": serializers.CharField(),
     },
 )
+#: What Django REST framework answers itself, e.g. a 404 for an unknown or hidden id.
+DetailSerializer = inline_serializer(name="Detail", fields={"detail": serializers.CharField()})
 SeatSerializer = inline_serializer(
     name="SeatTaken",
     fields={
@@ -89,7 +91,11 @@ class LobbyApi(APIView):
 
 
 class TableDetailApi(APIView):
-    @extend_schema(operation_id="table_snapshot", tags=["tables"], responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        operation_id="table_snapshot",
+        tags=["tables"],
+        responses={200: OpenApiTypes.OBJECT, 404: DetailSerializer},
+    )
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the logged-in player sees it (the same snapshot the WebSocket sends)."""
         table = get_object_or_404(Table.objects.select_related("settings"), pk=table_id)
@@ -137,19 +143,25 @@ class DealSummarySerializer(serializers.Serializer):  # type: ignore[type-arg]
     finished_at = serializers.DateTimeField()
 
 
-class DealHistoryApi(APIView):
-    @extend_schema(operation_id="deal_history", tags=["history"], responses=DealSummarySerializer(many=True))
-    def get(self, request: Request) -> Response:
-        """The logged-in player's finished deals, newest first, paginated."""
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(
-            selectors.finished_deals_for(user=request.user), request, view=self
-        )
-        return paginator.get_paginated_response(DealSummarySerializer(page, many=True).data)
+class DealHistoryApi(ListAPIView):  # type: ignore[type-arg]
+    """The logged-in player's finished deals, newest first, paginated."""
+
+    serializer_class = DealSummarySerializer
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return selectors.finished_deals_for(user=self.request.user)
+
+    @extend_schema(operation_id="deal_history", tags=["history"])
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 class DealDetailApi(APIView):
-    @extend_schema(operation_id="deal_detail", tags=["history"], responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        operation_id="deal_detail",
+        tags=["history"],
+        responses={200: OpenApiTypes.OBJECT, 404: DetailSerializer},
+    )
     def get(self, request: Request, deal_id: int) -> Response:
         """Every event and every shown hand of one finished deal the player was dealt into."""
         deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)

@@ -74,7 +74,10 @@ class WalletDailyClaimApi(APIView):
         request=None,
         responses={
             201: DailyClaimSerializer,
-            409: OpenApiResponse(description="Today's (UTC) free chips were already claimed."),
+            409: OpenApiResponse(
+                inline_serializer(name="AlreadyClaimed", fields={"detail": serializers.CharField()}),
+                description="Today's (UTC) free chips were already claimed.",
+            ),
         },
         tags=["wallet"],
     )
