@@ -9,16 +9,21 @@ from django.shortcuts import redirect, render
 
 from accounts.forms import ProfileForm, SignUpForm
 from accounts.services import user_signed_up
+from accounts.throttle import count_signup, signup_allowed
 
 
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("lobby")
+    if request.method == "POST" and not signup_allowed(request):
+        messages.error(request, "Too many accounts were made from your address today; try again tomorrow.")
+        return render(request, "registration/signup.html", {"form": SignUpForm()}, status=429)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             user = form.save()
             user_signed_up(user=user)
+        count_signup(request)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.table_name}! Your sign-up chips are in your wallet.")
         return redirect("lobby")

@@ -10,6 +10,7 @@ worker then runs as its own process); ``DATABASE_URL`` picks the database.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -58,6 +59,11 @@ CSRF_TRUSTED_ORIGINS = _list("CSRF_TRUSTED_ORIGINS", [])
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 SECURE_SSL_REDIRECT = _bool("SECURE_SSL_REDIRECT", not DEBUG)
+#: Failed log-ins (per user name and address) before log-in is refused for LOGIN_LOCKOUT_MINUTES.
+LOGIN_FAILURE_LIMIT = _int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_LOCKOUT_MINUTES = _int("LOGIN_LOCKOUT_MINUTES", 15)
+#: Accounts one address may sign up in a day.
+SIGNUPS_PER_ADDRESS_PER_DAY = _int("SIGNUPS_PER_ADDRESS_PER_DAY", 3)
 #: Only behind a proxy that sets X-Forwarded-Proto itself (and Daphne reachable from nothing else).
 TRUST_X_FORWARDED_PROTO = _bool("TRUST_X_FORWARDED_PROTO", False)
 SECURE_HSTS_SECONDS = _int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
@@ -100,6 +106,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "accounts",
     "wallet",
     "tables",
@@ -115,6 +122,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last: answers a locked-out log-in (django-axes)
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "rummy_site.urls"
@@ -162,6 +171,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes counts failed log-ins (per user name and address) and refuses more for a while;
+# its backend is Django's ModelBackend with that check in front.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "login"
@@ -247,6 +264,13 @@ def channel_layers(redis_url: str, kind: str) -> dict[str, dict[str, Any]]:
 
 
 CHANNEL_LAYERS = channel_layers(REDIS_URL, CHANNEL_LAYER)
+
+# The cache (sign-up counts per address): Redis when there is one, so every process counts together.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # ---------------------------------------------------------------------------
 # CELERY
