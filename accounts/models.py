@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
@@ -16,3 +18,77 @@ class User(AbstractUser):
     @property
     def table_name(self) -> str:
         return self.display_name or self.username
+
+    # Set at sign-up (issue 14): the player confirmed being 18 or over and accepted the terms.
+    age_confirmed_at = models.DateTimeField(null=True, blank=True)
+    terms_accepted_at = models.DateTimeField(null=True, blank=True)
+
+
+class Suspension(models.Model):
+    """A staff decision that a player may not play, until ``ends_at`` (or until lifted)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="suspensions")
+    reason = models.CharField(max_length=200)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True, help_text="Blank: until lifted.")
+    created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    lift_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-starts_at"]
+        permissions = [("suspend_player", "Can suspend a player and lift a suspension")]
+
+    def __str__(self) -> str:
+        return f"suspension of {self.user}"
+
+    def in_force(self, now: datetime) -> bool:
+        return (
+            self.lifted_at is None and self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
+        )
+
+
+class SelfExclusion(models.Model):
+    """A player's own break from play; it cannot be shortened or lifted (issue 14)."""
+
+    class Period(models.TextChoices):
+        DAY = "1d", "1 day"
+        WEEK = "7d", "7 days"
+        MONTH = "30d", "30 days"
+        HALF_YEAR = "6m", "6 months"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="self_exclusions")
+    period = models.CharField(max_length=3, choices=Period.choices)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-ends_at"]
+
+    def __str__(self) -> str:
+        return f"self-exclusion of {self.user} until {self.ends_at:%Y-%m-%d %H:%M} UTC"
+
+
+class PlayLimit(models.Model):
+    """One setting of a responsible-play limit; the newest in effect applies (``accounts.play``).
+
+    ``value`` is paise for ``spend`` (entry fees a day) and minutes for ``time`` (play a day);
+    ``None`` means no limit. A raise takes effect 24 hours after it was asked, a cut at once.
+    """
+
+    class Kind(models.TextChoices):
+        SPEND = "spend", "Daily entry fees"
+        TIME = "time", "Daily play time"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="play_limits")
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    value = models.BigIntegerField(null=True, blank=True)
+    effective_at = models.DateTimeField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-effective_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} limit of {self.user}: {self.value}"

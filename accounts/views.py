@@ -6,10 +6,15 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from accounts.forms import ProfileForm, SignUpForm
+from accounts import play
+from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
+from accounts.models import PlayLimit
 from accounts.services import user_signed_up
 from accounts.throttle import count_signup, signup_allowed
+from tables.stats import player_stats
+from wallet.money import format_money
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -30,6 +35,39 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form})
 
 
+def _limit_words(status: play.LimitStatus, unit: str) -> dict[str, str]:
+    def show(value: int | None) -> str:
+        if value is None:
+            return "no limit"
+        return format_money(value) if unit == "money" else f"{value} minutes"
+
+    return {
+        "current": show(status.current),
+        "pending": f"{show(status.pending)} from {play.when(status.pending_at)}"
+        if status.has_pending and status.pending_at
+        else "",
+    }
+
+
+def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]:
+    user = request.user
+    spend = play.limit_status(user, PlayLimit.Kind.SPEND)
+    time = play.limit_status(user, PlayLimit.Kind.TIME)
+    initial = {
+        "spend": None if spend.current is None else spend.current / 100,
+        "time": time.current,
+    }
+    return {
+        "form": forms.get("form") or ProfileForm(instance=user),
+        "limits_form": forms.get("limits_form") or LimitsForm(initial=initial),
+        "exclusion_form": forms.get("exclusion_form") or SelfExclusionForm(),
+        "spend": _limit_words(spend, "money"),
+        "time": _limit_words(time, "minutes"),
+        "block": play.block_reason(user),
+        "stats": player_stats(user),
+    }
+
+
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
     form = ProfileForm(request.POST or None, instance=request.user)
@@ -37,4 +75,58 @@ def profile(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, "Profile saved.")
         return redirect("profile")
-    return render(request, "accounts/profile.html", {"form": form})
+    return render(request, "accounts/profile.html", _profile_context(request, form=form))
+
+
+@login_required
+@require_POST
+def set_limits(request: HttpRequest) -> HttpResponse:
+    """Lowering a limit applies at once; raising or removing one applies 24 hours later."""
+    form = LimitsForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request, "accounts/profile.html", _profile_context(request, limits_form=form), status=400
+        )
+    for kind in (PlayLimit.Kind.SPEND, PlayLimit.Kind.TIME):
+        value = form.cleaned_data[kind]
+        if (
+            value == play.current_limit(request.user, kind)
+            and not play.limit_status(request.user, kind).has_pending
+        ):
+            continue
+        row = play.set_limit(user=request.user, kind=kind, value=value)
+        if row.effective_at > row.created_at:
+            messages.info(
+                request,
+                f"Your new {row.get_kind_display().lower()} limit applies from {play.when(row.effective_at)}.",
+            )
+        else:
+            messages.success(request, f"Your {row.get_kind_display().lower()} limit applies now.")
+    return redirect("profile")
+
+
+@login_required
+@require_POST
+def self_exclude(request: HttpRequest) -> HttpResponse:
+    form = SelfExclusionForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request, "accounts/profile.html", _profile_context(request, exclusion_form=form), status=400
+        )
+    try:
+        exclusion = play.self_exclude(user=request.user, period=form.cleaned_data["period"])
+    except play.PlayRefused as exc:
+        form.add_error(None, str(exc))
+        return render(
+            request, "accounts/profile.html", _profile_context(request, exclusion_form=form), status=409
+        )
+    messages.success(request, f"Your break from play runs until {play.when(exclusion.ends_at)}.")
+    return redirect("profile")
+
+
+def terms(request: HttpRequest) -> HttpResponse:
+    return render(request, "accounts/terms.html")
+
+
+def privacy(request: HttpRequest) -> HttpResponse:
+    return render(request, "accounts/privacy.html")

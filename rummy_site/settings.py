@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import dj_database_url
+import dj_email_url
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -72,6 +73,13 @@ CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
 SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+#: Staff wallet adjustments above this many rupees wait for a second staff member (0: never).
+ADJUSTMENT_APPROVAL_ABOVE_RUPEES = _int("ADJUSTMENT_APPROVAL_ABOVE_RUPEES", 0)
+#: Seconds of play between the reminders sent at the table (responsible play: one an hour).
+PLAY_REMINDER_SECONDS = _int("PLAY_REMINDER_SECONDS", 3600)
+#: E-mail (password resets): the console by default; EMAIL_URL (smtp://user:pass@host:587/?tls=True) for SMTP.
+EMAIL_URL = os.environ.get("EMAIL_URL", "")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Pool Rummy <no-reply@rummy.local>")
 #: Practice bots think between these many milliseconds before each move.
 BOT_THINK_MS = (_int("BOT_THINK_MIN_MS", 700), _int("BOT_THINK_MAX_MS", 1800))
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
@@ -110,6 +118,7 @@ INSTALLED_APPS = [
     "accounts",
     "wallet",
     "tables",
+    "staff",
 ]
 
 MIDDLEWARE = [
@@ -179,6 +188,11 @@ AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+if EMAIL_URL:
+    globals().update(dj_email_url.parse(EMAIL_URL))
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+PASSWORD_RESET_TIMEOUT = 3 * 3600
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "login"

@@ -3,11 +3,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from rummy_site import views
+from staff import views as staff_views
 
 urlpatterns = [
     path("", include("tables.urls")),
     path("api/", include("tables.api_urls")),
     path("accounts/", include("accounts.urls")),
+    path("admin/dashboard/", staff_views.dashboard_view, name="staff-dashboard"),
     path("admin/", admin.site.urls),
     path("api/wallet/", include("wallet.api_urls")),
     path("wallet/", include("wallet.urls")),

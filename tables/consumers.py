@@ -8,6 +8,8 @@ player's view from the database, so a dropped notice costs a query, not a move.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -21,7 +23,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from game_engine.errors import RummyError
-from tables import notify, protocol, selectors, services, sockets
+from tables import notify, protocol, reminders, selectors, services, sockets
 from tables.errors import NoGameRunning, TableError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
@@ -177,6 +179,7 @@ class TableConsumer(_Consumer):
     game_id: int | None = None
     seat: int | None = None
     version: int = -1
+    _reminders: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         if not await self.admit():
@@ -190,8 +193,19 @@ class TableConsumer(_Consumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.send_snapshot()
+        # responsible play: a reminder after each hour played (tables.reminders, docs/protocol.md)
+        self._reminders = asyncio.create_task(
+            reminders.remind(
+                user=self.user, table_id=self.table_id, clock=_db(reminders.play_clock), send=self.send_json
+            )
+        )
 
     async def disconnect(self, code: int) -> None:
+        if self._reminders is not None:
+            self._reminders.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reminders
+            self._reminders = None
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -254,6 +268,10 @@ class TableConsumer(_Consumer):
                 "game": event.get("game"),
             }
         )
+
+    async def table_notice(self, event: dict[str, Any]) -> None:
+        """A message for people at the table (a cancelled game), forwarded as it is (docs/protocol.md)."""
+        await self.send_json(event["notice"])
 
     async def send_snapshot(self) -> None:
         snapshot = await _db(self._snapshot)()

@@ -57,3 +57,19 @@ def error_payload(error: Exception | str, message: str = "", *, rule: str = "") 
         "rule": getattr(error, "rule", "") or rule,
         "message": message or str(error),
     }
+
+
+class TableClosed(TableError):
+    code = "table_closed"
+
+
+class PlayBlocked(TableError):
+    """Suspended by staff or self-excluded: the player may not take a seat (issue 14)."""
+
+    code = "play_blocked"
+
+
+class PlayLimitReached(TableError):
+    """The player's own daily play-time limit is used up (issue 14, responsible play)."""
+
+    code = "limit_reached"

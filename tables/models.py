@@ -108,6 +108,8 @@ class Table(models.Model):
     settings = models.ForeignKey(TableSettings, on_delete=models.PROTECT, related_name="tables")
     name = models.CharField(max_length=60)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: Staff close a table (issue 14): no new game starts there; a running one plays to its end.
+    is_open = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["id"]

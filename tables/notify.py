@@ -167,3 +167,27 @@ def table_changed(
             async_to_sync(layer.group_send)(group, notice)
     except Exception:  # a lost notice is recovered by the version gap check
         logger.exception("could not notify table %s of version %s", table_id, version)
+
+
+def _send(batch: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    if layer is None or _is_suppressed():
+        return
+    if _hand_to_loop(batch):
+        return
+    try:
+        for group, notice in batch:
+            async_to_sync(layer.group_send)(group, notice)
+    except Exception:  # a notice is a courtesy; the state is in the database
+        logger.exception("could not send %s", [m.get("type") for _, m in batch])
+
+
+def table_notice(*, table_id: int, notice: dict[str, Any]) -> None:
+    """Send ``notice`` (a ``{"type": "notice", "kind": ...}`` message, docs/protocol.md) to every
+    socket at the table as it is: a cancelled game, said in words."""
+    _send([(table_group(table_id), {"type": "table.notice", "notice": notice})])
+
+
+def lobby_changed(*, table_ids: list[int]) -> None:
+    """The lobby's list changed (a table closed, reopened or created)."""
+    _send([("lobby", {"type": "lobby.update", "tables": table_ids})])

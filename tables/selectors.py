@@ -23,7 +23,9 @@ def lobby_tables(
     status: str | None = None,
 ) -> list[dict[str, Any]]:
     """Every active table with its format, stakes, seats taken and status."""
-    tables: QuerySet[Table] = Table.objects.filter(settings__active=True).select_related("settings")
+    tables: QuerySet[Table] = Table.objects.filter(settings__active=True, is_open=True).select_related(
+        "settings"
+    )
     if fmt:
         tables = tables.filter(settings__format=fmt)
     if min_fee is not None:

@@ -16,18 +16,21 @@ from typing import Any
 
 from django.db import transaction
 
+from accounts import play as accounts_play
 from accounts.models import User
 from game_engine.errors import RummyError
 from game_engine.events import Event, GameOver, GameStarted, Rejoined, SeatLeft, SeatTaken, to_wire
 from game_engine.game import GameState, apply, new_game
 from game_engine.views import views_for_all
-from tables import clock, gamerows, notify, practice, protocol
+from tables import clock, gamerows, notify, practice, protocol, restrictions
 from tables.errors import (
     AlreadySeated,
     BadRequest,
     GameInProgress,
     NoGameRunning,
     NotSeated,
+    PlayBlocked,
+    TableClosed,
     TableError,
     TableFull,
     TableNotFound,
@@ -68,8 +71,9 @@ def table_join(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _lock_table(table_id)
         settings = table.settings
-        if not settings.active:
-            raise TableError("this table is closed")
+        if not settings.active or not table.is_open:
+            raise TableClosed("this table is closed")
+        restrictions.check_may_join(user)
         game = _open_game(table)
         if game.status == PoolGame.Status.RUNNING:
             raise GameInProgress(
@@ -220,6 +224,10 @@ def _plan_action(
     engine_seat = next((i for i, p in enumerate(state.players) if p.id == str(user.pk)), None)
     if engine_seat is None:
         raise NotSeated("you are not playing in this game")
+    if action["type"] in _UNDROP_ACTIONS and not action.get("on"):
+        reason = accounts_play.block_reason(user)  # a blocked player stays auto-dropped
+        if reason is not None:
+            raise PlayBlocked(reason)
     payload = {**action, "seat": engine_seat, "at": clock.now_ms()}
     new_state, events = apply(state, payload)
     return state, new_state, events, engine_seat
@@ -240,6 +248,43 @@ def _write_action(
     engine_seat: int,
 ) -> None:
     _save(game, state, new_state, events, also=("answers",))
+
+
+#: Actions that would end an auto drop (``auto_drop`` with ``on`` false, ``im_back``).
+_UNDROP_ACTIONS = ("auto_drop", "im_back")
+
+
+def drop_blocked_player(*, user_id: int) -> int:
+    """Suspension or self-exclusion (issue 14): at every running game of ``user_id``, turn on auto
+    drop for their seat, so the engine drops them from their next turn (at once if it is their turn
+    before drawing) and the first turn of each later deal (docs/rules.md §6.8); they cannot turn it
+    off while blocked (``_plan_action``). Returns how many games were changed."""
+    game_ids = list(
+        Seat.objects.filter(
+            user_id=user_id, engine_seat__isnull=False, game__status=PoolGame.Status.RUNNING
+        ).values_list("game_id", flat=True)
+    )
+    changed = 0
+    for game_id in game_ids:
+        with transaction.atomic():
+            game = _lock_game_row(game_id)
+            if game.status != PoolGame.Status.RUNNING:
+                continue
+            state = GameState.from_dict(game.state)
+            seat = next((i for i, p in enumerate(state.players) if p.id == str(user_id)), None)
+            if seat is None or state.players[seat].eliminated or state.players[seat].auto_drop:
+                continue
+            try:
+                new_state, events = apply(
+                    state, {"type": "auto_drop", "on": True, "seat": seat, "at": clock.now_ms()}
+                )
+            except RummyError:
+                logger.exception("could not auto-drop user %s in game %s", user_id, game_id)
+                continue
+            with transaction.atomic():  # a drop may end the game and settle it
+                _save(game, state, new_state, events)
+            changed += 1
+    return changed
 
 
 @retry_on_conflict

@@ -106,3 +106,8 @@ class MessageRate:
     @property
     def flooding(self) -> bool:
         return self.refused > self.burst
+
+
+def connected_users() -> int:
+    """Users holding at least one socket on this server process (the dashboard's "connected now")."""
+    return sum(1 for held in _open.values() if len(held))

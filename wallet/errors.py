@@ -70,3 +70,9 @@ class NotStaff(WalletError, PermissionError):
 
 class AppendOnlyViolation(WalletError):
     """Ledger transactions and entries are never updated or deleted."""
+
+
+class SpendLimitReached(WalletError):
+    """The player's own daily limit on entry fees (responsible play) would be passed."""
+
+    code = "limit_reached"

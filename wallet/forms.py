@@ -10,9 +10,10 @@ from django import forms
 
 class AdjustmentForm(forms.Form):
     amount = forms.DecimalField(
+        label="Amount (₹)",
         max_digits=14,
         decimal_places=2,
-        help_text="Chips, e.g. 50 or -12.50: positive credits the player, negative debits them.",
+        help_text="Rupees, e.g. 50 or -12.50: positive credits the player, negative debits them.",
     )
     reason = forms.CharField(max_length=200, help_text="Required; recorded as the transaction memo.")
     #: Generated when the form is shown, so a double submit cannot adjust twice.
@@ -24,7 +25,7 @@ class AdjustmentForm(forms.Form):
             self.initial.setdefault("idempotency_key", f"adjust:{uuid.uuid4()}")
 
     def clean_amount(self) -> int:
-        """Chips (exact Decimal, never float) -> paise."""
+        """Rupees (exact Decimal, never float) -> paise."""
         amount: Decimal = self.cleaned_data["amount"]
         paise = int(amount * 100)
         if paise == 0:

@@ -31,7 +31,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from accounts.models import User
+from accounts import play
+from accounts.models import PlayLimit, User
 from wallet.errors import (
     DailyTopupAlreadyClaimed,
     IdempotencyConflict,
@@ -41,6 +42,7 @@ from wallet.errors import (
     NotStaff,
     ReasonRequired,
     SettlementMismatch,
+    SpendLimitReached,
     WalletError,
 )
 from wallet.locks import accounts_for_update
@@ -311,19 +313,51 @@ def pay_entry(
 ) -> LedgerTransaction:
     """Move an entry fee (join: ``join:<game>:<user>``, rejoin: ``rejoin:<game>:<user>:<n>``) into the escrow.
 
-    Raises ``InsufficientFunds`` if the wallet cannot pay.
+    Raises ``InsufficientFunds`` if the wallet cannot pay, ``SpendLimitReached`` past the
+    player's own daily limit on entry fees (checked under the wallet's lock, so two joins at
+    once cannot pass it together; a repeated key is answered as before).
     """
     _paise(amount)
-    txn, _ = _transfer(
-        kind=TransactionKind.ENTRY_FEE,
-        source=wallet_account_for(user_id=user.pk),
-        target=escrow_account_for(game_ref),
-        amount=amount,
-        idempotency_key=idempotency_key,
-        memo=memo or f"Entry fee for {game_ref}",
-        caused_by=user,
-    )
+    wallet = wallet_account_for(user_id=user.pk)
+    with transaction.atomic():
+        list(accounts_for_update([wallet.pk]))
+        if not LedgerTransaction.objects.filter(idempotency_key=_key(idempotency_key)).exists():
+            _check_spend_limit(user=user, amount=amount)
+        txn, _ = _transfer(
+            kind=TransactionKind.ENTRY_FEE,
+            source=wallet,
+            target=escrow_account_for(game_ref),
+            amount=amount,
+            idempotency_key=idempotency_key,
+            memo=memo or f"Entry fee for {game_ref}",
+            caused_by=user,
+        )
     return txn
+
+
+def _check_spend_limit(*, user: User, amount: int) -> None:
+    """Refuse an entry fee past the player's daily limit (issue 14, responsible play)."""
+    limit = play.current_limit(user, PlayLimit.Kind.SPEND)
+    if limit is None:
+        return
+    spent = entry_fees_spent(user_id=user.pk, since=play.day_start())
+    if spent + amount > limit:
+        raise SpendLimitReached(
+            f"this entry fee of {format_money(amount)} would pass your daily limit of "
+            f"{format_money(limit)} on entry fees (spent today: {format_money(spent)}); "
+            "it resets at midnight UTC"
+        )
+
+
+def entry_fees_spent(*, user_id: int, since: datetime) -> int:
+    """Paise the player paid in entry and rejoin fees since ``since``, minus refunds of them."""
+    total = Entry.objects.filter(
+        account__kind=AccountKind.WALLET,
+        account__ref=f"user:{user_id}",
+        transaction__kind__in=[TransactionKind.ENTRY_FEE, TransactionKind.REFUND],
+        transaction__created_at__gte=since,
+    ).aggregate(total=Sum("amount"))["total"]
+    return max(0, -(total or 0))
 
 
 def _net_paid_by_wallet(*, escrow: Account) -> dict[int, int]:

@@ -184,6 +184,9 @@ def sign_up(player: Player, username: str, display: str) -> None:
     page.fill("#id_display_name", display)
     page.fill("#id_password1", PASSWORD)
     page.fill("#id_password2", PASSWORD)
+    page.fill("#id_email", f"{username}@example.com")
+    page.check("#id_confirm_age")
+    page.check("#id_accept_terms")
     page.click("#signup-form button[type=submit]")
     page.wait_for_url(player.base + "/")
     # the wallet: claim the daily chips

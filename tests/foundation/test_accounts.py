@@ -18,6 +18,9 @@ def test_signup_creates_an_account_and_logs_in(client: Client) -> None:
         {
             "username": "meera",
             "display_name": "Meera K",
+            "email": "meera@example.com",
+            "confirm_age": "on",
+            "accept_terms": "on",
             "password1": "s3cret-Pass-99",
             "password2": "s3cret-Pass-99",
         },

@@ -85,7 +85,13 @@ def test_reason_is_required_and_overdraft_refused(admin_client_: Client, wallet:
     response = admin_client_.post(url, {"amount": "5", "reason": "   ", "idempotency_key": "adjust:x"})
     assert response.status_code == 200 and response.context["form"].errors["reason"]
     response = admin_client_.post(url, {"amount": "-1000", "reason": "oops", "idempotency_key": "adjust:y"})
-    assert response.status_code == 200 and "insufficient funds" in response.content.decode()
+    # issue 14: said in rupees, on the form, which keeps what was typed
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "A debit of ₹1000.00 is more than alice&#x27;s balance of ₹40.00" in page
+    assert "paise" not in page
+    form = response.context["form"]
+    assert form.errors["amount"] and form.data["reason"] == "oops" and 'value="oops"' in page
     assert wallet_balance(user=wallet.user) == 40_00
     assert not LedgerTransaction.objects.filter(kind=TransactionKind.ADJUSTMENT).exists()
 

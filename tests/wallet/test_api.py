@@ -127,7 +127,14 @@ def test_signup_grants_the_bonus() -> None:
     client = Client()
     response = client.post(
         reverse("signup"),
-        {"username": "newbie", "password1": "a-Strong-pass-9876", "password2": "a-Strong-pass-9876"},
+        {
+            "username": "newbie",
+            "email": "newbie@example.com",
+            "confirm_age": "on",
+            "accept_terms": "on",
+            "password1": "a-Strong-pass-9876",
+            "password2": "a-Strong-pass-9876",
+        },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     user = User.objects.get(username="newbie")

@@ -1,0 +1,35 @@
+"""Staff forms: each asks for the reason the audit trail keeps."""
+
+from __future__ import annotations
+
+from django import forms
+
+from tables.staffops import CANCEL_RULE
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=200, help_text="Required; kept in the audit trail.")
+
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise forms.ValidationError("A reason is required.")
+        return reason
+
+
+class CancelGameForm(ReasonForm):
+    rule = CANCEL_RULE
+
+
+class SuspendForm(ReasonForm):
+    until = forms.DateTimeField(
+        required=False,
+        help_text="UTC, e.g. 2026-12-31 18:00. Leave blank to suspend until lifted.",
+    )
+
+
+class BulkTablesForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=100, initial=1)
+    prefix = forms.CharField(
+        max_length=50, required=False, help_text="Table names; the settings' name if blank."
+    )

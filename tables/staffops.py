@@ -1,0 +1,224 @@
+"""Staff operations on games and tables (issue 14): cancel a game, close and reopen a table,
+create tables in bulk. The staff app calls these and records them in its audit trail, in the
+same transaction.
+
+The cancellation rule (stated to staff on the cancel form and to the players at the table):
+before the first deal ends, every entry fee is refunded in full; after that, the prize pool
+(the fees paid minus the table's rake, as at a normal end, docs/rules.md §7) is shared by the
+players still in, by their drops remaining, as a split (docs/rules.md §8.3). The money moves
+through ``wallet.services`` in the transaction that ends the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from game_engine.game import GameState
+from game_engine.pool import prize_pool
+from game_engine.split import split_amounts
+from tables import clock, notify
+from tables.errors import NoGameRunning, TableError
+from tables.locks import game_for_update, table_for_update
+from tables.models import GameEvent, PoolGame, Table, TableSettings
+from tables.selectors import game_header
+from wallet import services as wallet
+from wallet.models import Account, AccountKind, Entry, TransactionKind
+from wallet.money import format_money
+
+CANCEL_RULE = (
+    "Before the first deal ends, every entry fee is refunded in full. After that, the prize pool "
+    "(fees paid minus the table's rake) is shared by the players still in, by their drops remaining, "
+    "as a split (docs/rules.md §8.3)."
+)
+_OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
+
+
+def _escrow_balance(game: PoolGame) -> int:
+    row = Account.objects.filter(kind=AccountKind.ESCROW, ref=game.escrow_ref).values_list("balance").first()
+    return int(row[0]) if row else 0
+
+
+def cancel_game(*, game_id: int, reason: str) -> dict[str, Any]:
+    """End a waiting or running game now and settle its money by ``CANCEL_RULE``.
+
+    Returns the settlement (also stored as the game's ``result``): ``settlement``
+    (``refund``, ``split`` or ``none``), ``payouts`` by user id, ``rake``, ``fees_paid``.
+    The players at the table get a ``notice`` (docs/protocol.md) after commit.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError("a cancellation needs a reason")
+    with transaction.atomic():
+        try:
+            game = game_for_update(game_id)
+        except PoolGame.DoesNotExist:
+            raise NoGameRunning(f"there is no game {game_id}") from None
+        if game.status not in _OPEN:
+            raise NoGameRunning(
+                f"game {game_id} is {game.get_status_display().lower()}; only a waiting or running game can be cancelled"
+            )
+        result = _settle_cancelled(game, reason)
+        now = clock.now()
+        game.status = PoolGame.Status.CANCELLED
+        game.finished_at = now
+        game.result = result
+        game.deadline_at = None
+        game.deadline_kind = ""
+        game.version += 1
+        data = {
+            "reason": reason,
+            "settlement": result["settlement"],
+            "payouts": result["payouts"],
+            "rake": result["rake"],
+        }
+        GameEvent.objects.create(
+            game=game,
+            deal_number=(game.state or {}).get("deal_no", 0),
+            version=game.version,
+            seq=game.event_count,
+            type="game_cancelled",
+            data=data,
+        )
+        game.event_count += 1
+        game.save(
+            update_fields=[
+                "status",
+                "finished_at",
+                "result",
+                "deadline_at",
+                "deadline_kind",
+                "version",
+                "event_count",
+            ]
+        )
+        _tell_table(game, result)
+        return result
+
+
+def _settle_cancelled(game: PoolGame, reason: str) -> dict[str, Any]:
+    """Move the escrow out by ``CANCEL_RULE``; the result sheet of the cancellation."""
+    escrow = _escrow_balance(game)
+    state = GameState.from_dict(game.state) if game.state else None
+    memo = f"Cancelled by staff, {game.table.name}: {reason}"[:255]
+    base: dict[str, Any] = {"cancelled": True, "reason": reason, "rule": CANCEL_RULE, "fees_paid": escrow}
+    if escrow == 0:
+        return {**base, "settlement": "none", "payouts": {}, "rake": 0, "prize_pool": 0}
+    if state is None or state.last_result is None:
+        paid_before = _paid_by_user(game)
+        wallet.refund_all_entries(game_ref=game.escrow_ref, idempotency_key=f"cancel:{game.pk}", memo=memo)
+        return {**base, "settlement": "refund", "payouts": paid_before, "rake": 0, "prize_pool": 0}
+    live = state.live_seats()
+    pool, rake = prize_pool(escrow, state.rules)
+    amounts = split_amounts(pool, state.rules.entry_fee, [state.drops_remaining(s) for s in live])
+    payouts = {int(state.players[s].id): amount for s, amount in zip(live, amounts, strict=True)}
+    wallet.settle_game(
+        game_ref=game.escrow_ref,
+        payouts=payouts,
+        rake=rake,
+        idempotency_key=f"cancel:{game.pk}",
+        memo=memo,
+    )
+    return {
+        **base,
+        "settlement": "split",
+        "payouts": {str(uid): amount for uid, amount in payouts.items()},
+        "rake": rake,
+        "prize_pool": pool,
+        "drops_remaining": {state.players[s].id: state.drops_remaining(s) for s in live},
+    }
+
+
+def _paid_by_user(game: PoolGame) -> dict[str, int]:
+    """What each player has in the escrow (what a refund gives back), by user id."""
+    rows = Entry.objects.filter(
+        account__kind=AccountKind.WALLET,
+        transaction__entries__account__kind=AccountKind.ESCROW,
+        transaction__entries__account__ref=game.escrow_ref,
+        transaction__kind__in=[TransactionKind.ENTRY_FEE, TransactionKind.REFUND],
+    ).values_list("account__user_id", "amount")
+    paid: dict[str, int] = {}
+    for user_id, amount in rows:
+        paid[str(user_id)] = paid.get(str(user_id), 0) - amount
+    return {uid: amount for uid, amount in paid.items() if amount > 0}
+
+
+def _tell_table(game: PoolGame, result: dict[str, Any]) -> None:
+    """After commit: a ``notice`` to everyone at the table, then the usual change notice."""
+    table_id, game_id, version = game.table_id, game.pk, game.version
+    header = game_header(game)
+    words = {
+        "refund": "every entry fee has been refunded in full",
+        "split": "the prize pool has been shared by the players still in, by their drops remaining",
+        "none": "no chips were at stake",
+    }[result["settlement"]]
+    notice = {
+        "type": "notice",
+        "kind": "game_cancelled",
+        "game_id": game_id,
+        "message": f"Staff cancelled this game ({result['reason']}): {words}.",
+        "reason": result["reason"],
+        "settlement": result["settlement"],
+        "payouts": result["payouts"],
+        "payouts_display": {uid: format_money(amount) for uid, amount in result["payouts"].items()},
+    }
+    event = {"type": "game_cancelled", "reason": result["reason"], "settlement": result["settlement"]}
+
+    def effects() -> None:
+        notify.table_notice(table_id=table_id, notice=notice)
+        notify.table_changed(
+            table_id=table_id,
+            game_id=game_id,
+            version=version,
+            events=[event],
+            views=None,
+            game=header,
+            lobby=True,
+        )
+
+    transaction.on_commit(effects)
+
+
+def set_table_open(*, table_id: int, is_open: bool, reason: str = "") -> dict[str, Any]:
+    """Close (no new game; the running one plays to its end) or reopen a table.
+
+    Closing cancels a game still waiting for players (their fees come back in full).
+    Returns what changed: ``{"was_open", "is_open", "cancelled_game"}``.
+    """
+    with transaction.atomic():
+        try:
+            table = table_for_update(table_id)
+        except Table.DoesNotExist:
+            raise TableError(f"there is no table {table_id}") from None
+        was_open = table.is_open
+        cancelled = None
+        if was_open != is_open:
+            table.is_open = is_open
+            table.save(update_fields=["is_open"])
+        if not is_open:
+            waiting = table.games.filter(status=PoolGame.Status.WAITING).first()
+            if waiting is not None:
+                cancel_game(game_id=waiting.pk, reason=reason or "the table was closed")
+                cancelled = waiting.pk
+        transaction.on_commit(lambda: notify.lobby_changed(table_ids=[table_id]))
+        return {"was_open": was_open, "is_open": is_open, "cancelled_game": cancelled}
+
+
+def create_tables(*, settings: TableSettings, count: int, prefix: str = "") -> list[Table]:
+    """``count`` new tables of ``settings``, named ``<prefix or settings name> #n`` after the last."""
+    if not 1 <= count <= 100:
+        raise TableError("create between 1 and 100 tables at once")
+    prefix = (prefix or settings.name).strip()[:50]
+    with transaction.atomic():
+        TableSettings.objects.select_for_update().get(pk=settings.pk)
+        existing = set(Table.objects.filter(name__startswith=prefix).values_list("name", flat=True))
+        made: list[Table] = []
+        n = 1
+        while len(made) < count:
+            name = f"{prefix} #{n}"
+            if name not in existing:
+                made.append(Table.objects.create(settings=settings, name=name))
+            n += 1
+        transaction.on_commit(lambda: notify.lobby_changed(table_ids=[t.pk for t in made]))
+        return made

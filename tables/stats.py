@@ -1,0 +1,56 @@
+"""A player's statistics for their profile (issue 14): games and deals played and won, average
+points per deal, drops taken, recent games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from tables.models import Deal, PoolGame, Seat
+from wallet.money import format_money
+
+
+def player_stats(user: User, *, recent: int = 10) -> dict[str, Any]:
+    seats = list(
+        Seat.objects.filter(user=user, engine_seat__isnull=False)
+        .select_related("game__table")
+        .order_by("-game__started_at")
+    )
+    seat_in = {s.game_id: str(s.engine_seat) for s in seats}
+    finished = [s for s in seats if s.game.status == PoolGame.Status.FINISHED]
+    uid = str(user.pk)
+    won = sum(1 for s in finished if (s.game.result or {}).get("winner") == uid)
+    deals = Deal.objects.filter(game_id__in=seat_in, finished_at__isnull=False).values_list(
+        "game_id", "result"
+    )
+    played = deals_won = drops = points = 0
+    for game_id, result in deals:
+        mine = (result or {}).get("players", {}).get(seat_in[game_id])
+        if mine is None:
+            continue
+        played += 1
+        points += int(mine.get("points") or 0)
+        deals_won += str(result.get("winner")) == seat_in[game_id]
+        drops += mine.get("status") == "dropped"
+    history = []
+    for s in seats[:recent]:
+        result = s.game.result or {}
+        payout = int((result.get("payouts") or {}).get(uid) or 0)
+        history.append(
+            {
+                "game": s.game,
+                "table": s.game.table.name,
+                "status": s.game.get_status_display(),
+                "won": result.get("winner") == uid,
+                "payout": format_money(payout) if payout else "—",
+            }
+        )
+    return {
+        "games_played": len(finished),
+        "games_won": won,
+        "deals_played": played,
+        "deals_won": deals_won,
+        "average_points": round(points / played, 1) if played else 0,
+        "drops": drops,
+        "recent": history,
+    }

@@ -1,0 +1,314 @@
+"""Staff actions through the admin, as staff use them (issue 14): cancel, close, suspend, adjust,
+the audit trail and the roles."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts import play
+from accounts.models import User
+from game_engine.game import GameState
+from staff.models import AdjustmentRequest, AuditImmutable, StaffAction
+from tables import services
+from tables.models import GameEvent, PoolGame, Table
+from tests.staff.conftest import make_staff
+from tests.tables.conftest import make_player, make_table
+from wallet.audit import check_ledger
+from wallet.models import Account, AccountKind
+from wallet.selectors import escrow_balance, wallet_balance
+from wallet.services import wallet_account_for
+
+pytestmark = pytest.mark.django_db
+ClientFor = Callable[[User], Client]
+
+
+def _state(game: PoolGame) -> GameState:
+    game.refresh_from_db()
+    return GameState.from_dict(game.state)
+
+
+def _join_by_form(user: User, table: Table) -> Client:
+    client = Client()
+    client.force_login(user)
+    response = client.post(f"/tables/{table.pk}/join/")
+    assert response.status_code == 302
+    return client
+
+
+def _started_game(fee: int = 1_000) -> tuple[PoolGame, list[User]]:
+    table = make_table(fee=fee, seats=3, seed=7)
+    players = [make_player(n) for n in ("asha", "ravi", "meena")]
+    for p in players:
+        _join_by_form(p, table)
+    game = table.games.get()
+    assert game.status == PoolGame.Status.RUNNING
+    return game, players
+
+
+def _drop_until_the_first_deal_ends(game: PoolGame) -> GameState:
+    n = 0
+    while (state := _state(game)).last_result is None:
+        turn = state.deal.turn
+        user = User.objects.get(pk=int(state.players[turn].id))
+        answer = services.game_act(game_id=game.pk, user=user, request_id=f"d{n}", action={"type": "drop"})
+        assert answer["ok"], answer
+        n += 1
+    return state
+
+
+def test_cancel_before_the_first_deal_ends_refunds_every_fee(
+    administrator: User, client_for: ClientFor
+) -> None:
+    game, players = _started_game()
+    assert [wallet_balance(user=p) for p in players] == [90_00] * 3
+    client = client_for(administrator)
+    page = client.get(reverse("admin:tables_poolgame_cancel", args=[game.pk])).content.decode()
+    assert "refunded in full" in page and "drops remaining" in page  # the rule is stated
+    response = client.post(
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "server fault"}
+    )
+    assert response.status_code == 302
+    game.refresh_from_db()
+    assert game.status == PoolGame.Status.CANCELLED and game.result["settlement"] == "refund"
+    assert [wallet_balance(user=p) for p in players] == [100_00] * 3
+    assert escrow_balance(game_ref=game.escrow_ref) == 0
+    assert check_ledger() == []
+    assert GameEvent.objects.filter(game=game, type="game_cancelled").count() == 1
+    entry = StaffAction.objects.get(action="cancel_game")
+    assert entry.staff == administrator and entry.reason == "server fault"
+    assert entry.before["status"] == "running" and entry.after["settlement"] == "refund"
+    # the timers of the cancelled game do nothing; a new game can gather at the table
+    assert services.game_timeout(game_id=game.pk, version=game.version) is False
+    _join_by_form(players[0], game.table)
+    assert game.table.games.filter(status=PoolGame.Status.WAITING).exists()
+
+
+def test_cancel_after_the_first_deal_shares_the_pool_by_drops_remaining(
+    administrator: User, client_for: ClientFor
+) -> None:
+    game, players = _started_game(fee=1_000)
+    state = _drop_until_the_first_deal_ends(game)
+    scores = {p.id: p.score for p in state.players}
+    # two first drops of 20 (docs/rules.md §6.7) and a winner at 0
+    assert sorted(scores.values()) == [0, 20, 20]
+    before = {p.pk: wallet_balance(user=p) for p in players}
+    client_for(administrator).post(
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "dispute at the table"}
+    )
+    game.refresh_from_db()
+    assert game.status == PoolGame.Status.CANCELLED and game.result["settlement"] == "split"
+    # fees 3 × ₹10 = ₹30, rake 10% = ₹3, pool ₹27. Drops remaining at 101: score 0 → 5,
+    # score 20 → 4 (docs/rules.md §7): levelled to 4, the winner is owed 1 × ₹10,
+    # the other ₹17 shared equally (₹5.66⅔ each): 1566.67 / 566.67 / 566.67 → largest remainder.
+    paid = {int(uid): amount for uid, amount in game.result["payouts"].items()}
+    winner = next(int(uid) for uid, score in scores.items() if score == 0)
+    assert paid[winner] == 1567 and sorted(paid.values()) == [566, 567, 1567]
+    assert sum(paid.values()) + game.result["rake"] == 3000 and game.result["rake"] == 300
+    for p in players:
+        assert wallet_balance(user=p) - before[p.pk] == paid[p.pk]
+    house = Account.objects.get(kind=AccountKind.HOUSE)
+    assert house.balance == 300
+    assert escrow_balance(game_ref=game.escrow_ref) == 0
+    assert check_ledger() == []
+
+
+def test_closing_a_table_stops_new_games_and_the_running_one_plays_on(
+    administrator: User, client_for: ClientFor
+) -> None:
+    game, players = _started_game()
+    waiting_table = make_table(fee=500, seats=3)
+    early = make_player("early")
+    _join_by_form(early, waiting_table)
+    client = client_for(administrator)
+    response = client.post(
+        reverse("admin:tables_table_changelist"),
+        {"action": "close_tables", "_selected_action": [game.table_id, waiting_table.pk]},
+    )
+    assert response.status_code == 302
+    assert not Table.objects.get(pk=game.table_id).is_open
+    # the running game goes on
+    assert _drop_until_the_first_deal_ends(game).last_result is not None
+    game.refresh_from_db()
+    assert game.status == PoolGame.Status.RUNNING
+    # the waiting game was cancelled and its fee refunded; nobody can join either table
+    assert waiting_table.games.get().status == PoolGame.Status.CANCELLED
+    assert wallet_balance(user=early) == 100_00
+    newcomer = make_player("newcomer")
+    c = Client()
+    c.force_login(newcomer)
+    response = c.post(f"/tables/{waiting_table.pk}/join/", follow=True)
+    assert "this table is closed" in response.content.decode()
+    api = c.post(f"/api/tables/{waiting_table.pk}/join/")
+    assert api.status_code == 409 and api.json()["code"] == "table_closed"
+    assert waiting_table.pk not in [t["id"] for t in c.get("/api/tables/").json()]
+    assert StaffAction.objects.filter(action="close_table").count() == 2
+    # reopen
+    client.post(
+        reverse("admin:tables_table_changelist"),
+        {"action": "reopen_tables", "_selected_action": [waiting_table.pk]},
+    )
+    assert c.post(f"/api/tables/{waiting_table.pk}/join/").status_code == 201
+    assert check_ledger() == []
+
+
+def test_tables_are_created_in_bulk_from_settings(administrator: User, client_for: ClientFor) -> None:
+    table = make_table(fee=500)
+    response = client_for(administrator).post(
+        reverse("admin:tables_tablesettings_changelist"),
+        {
+            "action": "create_tables",
+            "_selected_action": [table.settings_id],
+            "apply": "1",
+            "count": "3",
+            "prefix": "Evening",
+        },
+    )
+    assert response.status_code == 302
+    names = sorted(
+        Table.objects.filter(settings=table.settings).exclude(pk=table.pk).values_list("name", flat=True)
+    )
+    assert names == ["Evening #1", "Evening #2", "Evening #3"]
+    assert StaffAction.objects.get(action="create_tables").after["tables"]
+
+
+def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
+    support: User, client_for: ClientFor, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    game, players = _started_game()
+    state = _state(game)
+    on_turn = User.objects.get(pk=int(state.players[state.deal.turn].id))
+    until = timezone.now() + timedelta(days=3)
+    with django_capture_on_commit_callbacks(execute=True):  # the drop runs after the commit
+        response = client_for(support).post(
+            reverse("admin:accounts_user_changelist"),
+            {
+                "action": "suspend_players",
+                "_selected_action": [on_turn.pk],
+                "apply": "1",
+                "reason": "abusive chat",
+                "until": until.strftime("%Y-%m-%d %H:%M:%S"),
+            },
+        )
+    assert response.status_code == 302, response.content.decode()[:500]
+    # auto-dropped from this turn (their turn, before drawing), and they cannot undo it
+    state = _state(game)
+    seat = next(i for i, p in enumerate(state.players) if p.id == str(on_turn.pk))
+    assert state.players[seat].auto_drop
+    assert GameEvent.objects.filter(
+        game=game, type="drop", data__seat=seat, data__reason="auto_drop"
+    ).exists()
+    answer = services.game_act(game_id=game.pk, user=on_turn, request_id="back", action={"type": "im_back"})
+    assert not answer["ok"] and answer["error"]["code"] == "play_blocked"
+    # cannot join, with the reason
+    other = make_table(fee=500)
+    c = Client()
+    c.force_login(on_turn)
+    page = c.post(f"/tables/{other.pk}/join/", follow=True).content.decode()
+    assert "Your account is suspended until" in page and "abusive chat" in page
+    # sees why on logging in
+    login = Client().post(
+        "/accounts/login/", {"username": on_turn.username, "password": "x-rummy-2026"}, follow=True
+    )
+    assert "abusive chat" in login.content.decode()
+    entry = StaffAction.objects.get(action="suspend_player")
+    assert entry.staff == support and entry.after["suspended"] and not entry.before["suspended"]
+    # lifting is an action too
+    client_for(support).post(
+        reverse("admin:accounts_user_changelist"),
+        {
+            "action": "lift_suspensions",
+            "_selected_action": [on_turn.pk],
+            "apply": "1",
+            "reason": "appeal upheld",
+        },
+    )
+    assert play.block_reason(on_turn) is None
+    assert c.post(f"/api/tables/{other.pk}/join/").status_code == 201
+    assert StaffAction.objects.filter(action="lift_suspension").count() == 1
+
+
+def test_adjustment_keeps_the_form_on_overdraft_and_needs_a_second_approval_above_the_setting(
+    administrator: User, client_for: ClientFor, settings: object
+) -> None:
+    settings.ADJUSTMENT_APPROVAL_ABOVE_RUPEES = 500  # type: ignore[attr-defined]
+    asha = make_player("asha", chips=100)
+    wallet = wallet_account_for(user_id=asha.pk)
+    url = reverse("admin:wallet_account_adjust", args=[wallet.pk])
+    client = client_for(administrator)
+    key = client.get(url).context["form"].initial["idempotency_key"]
+    response = client.post(url, {"amount": "-150", "reason": "chargeback", "idempotency_key": key})
+    page = response.content.decode()
+    assert (
+        response.status_code == 200
+        and "A debit of ₹150.00 is more than asha&#x27;s balance of ₹100.00" in page
+    )
+    assert 'value="-150"' in page and 'value="chargeback"' in page
+    # a small credit applies at once, with its audit entry
+    client.post(url, {"amount": "25", "reason": "goodwill", "idempotency_key": key})
+    assert wallet_balance(user=asha) == 125_00
+    entry = StaffAction.objects.get(action="adjust_wallet")
+    assert (
+        entry.before["balance"] == 100_00 and entry.after["balance"] == 125_00 and entry.reason == "goodwill"
+    )
+    # above ₹500 it waits for another administrator
+    key2 = client.get(url).context["form"].initial["idempotency_key"]
+    client.post(url, {"amount": "600", "reason": "tournament prize", "idempotency_key": key2})
+    assert wallet_balance(user=asha) == 125_00
+    request = AdjustmentRequest.objects.get()
+    changelist = reverse("admin:staff_adjustmentrequest_changelist")
+    client.post(changelist, {"action": "approve", "_selected_action": [request.pk]})
+    assert wallet_balance(user=asha) == 125_00  # not by the one who asked
+    second = make_staff("second", "Administrator")
+    client_for(second).post(changelist, {"action": "approve", "_selected_action": [request.pk]})
+    assert wallet_balance(user=asha) == 725_00
+    request.refresh_from_db()
+    assert request.status == "approved" and request.decided_by == second
+    assert check_ledger() == []
+
+
+def test_a_support_agent_without_the_wallet_permission_cannot_adjust(
+    support: User, administrator: User, client_for: ClientFor
+) -> None:
+    asha = make_player("zoya")
+    wallet = wallet_account_for(user_id=asha.pk)
+    url = reverse("admin:wallet_account_adjust", args=[wallet.pk])
+    agent = client_for(support)
+    assert agent.get(url).status_code == 403
+    assert agent.post(url, {"amount": "5", "reason": "x", "idempotency_key": "adjust:1"}).status_code == 403
+    assert wallet_balance(user=asha) == 100_00
+    game, _ = _started_game()
+    assert agent.get(reverse("admin:tables_poolgame_cancel", args=[game.pk])).status_code == 403
+    assert agent.get(reverse("admin:tables_poolgame_change", args=[game.pk])).status_code == 200
+    assert agent.get(reverse("staff-dashboard")).status_code == 200
+    assert client_for(administrator).get(url).status_code == 200
+
+
+def test_audit_entries_cannot_be_edited_or_deleted(administrator: User, client_for: ClientFor) -> None:
+    superuser = User.objects.create_superuser("root", password="x-root-2026")
+    entry = StaffAction.objects.create(staff=administrator, action="test", target="x", reason="why")
+    entry.reason = "changed"
+    with pytest.raises(AuditImmutable):
+        entry.save()
+    with pytest.raises(AuditImmutable):
+        entry.delete()
+    with pytest.raises(AuditImmutable):
+        StaffAction.objects.filter(pk=entry.pk).update(reason="changed")
+    with pytest.raises(AuditImmutable):
+        StaffAction.objects.all().delete()
+    root = client_for(superuser)
+    change = reverse("admin:staff_staffaction_change", args=[entry.pk])
+    assert root.get(change).status_code == 200  # visible
+    root.post(change, {"reason": "changed"})
+    assert (
+        root.post(reverse("admin:staff_staffaction_delete", args=[entry.pk]), {"post": "yes"}).status_code
+        == 403
+    )
+    entry.refresh_from_db()
+    assert entry.reason == "why"
