@@ -80,6 +80,9 @@ def game_page(game: PoolGame) -> dict[str, Any]:
     names = {str(i): p["name"] for i, p in enumerate(out["players"])}
     out["deals"] = [_deal_row(d, names) for d in game.deals.order_by("number")]
     out["result"] = _result(game.result, by_user)
+    if game.result and game.result.get("cancelled"):  # what the cancellation actually paid
+        out["prize_pool"] = format_money(int(game.result.get("prize_pool") or 0))
+        out["rake"] = format_money(int(game.result.get("rake") or 0))
     return out
 
 

@@ -1,0 +1,80 @@
+"""Staff in a real browser (issue 14): the admin dashboard, a running game's page and the
+cancel action, with screenshots in artifacts/e2e/staff-*.png.
+
+Three players join a 101 table through the lobby's join form (the game starts under them);
+an administrator logs in to the admin, opens the dashboard, the game page (every hand in
+card pictures, amounts in rupees), cancels the game with a reason, and the game page then
+shows the refund; the ledger is sound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+
+from accounts.models import User
+from tables.models import PoolGame
+from tests.e2e.conftest import ARTIFACTS, DESKTOP
+from tests.tables.conftest import make_player, make_table
+from wallet.audit import check_ledger
+from wallet.selectors import wallet_balance
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_staff_dashboard_game_page_and_cancel(live_server_url: str, browser: Any) -> None:
+    table = make_table(fee=1_000, seats=3, seed=5)
+    players = [make_player(n) for n in ("asha", "ravi", "meena")]
+    for p in players:
+        client = Client()
+        client.force_login(p)
+        assert client.post(f"/tables/{table.pk}/join/").status_code == 302
+    game = table.games.get()
+    assert game.status == PoolGame.Status.RUNNING
+    boss = User.objects.create_user("boss", password="boss-Pass-2026", is_staff=True)
+    boss.groups.add(Group.objects.get(name="Administrator"))
+
+    context = browser.new_context(**DESKTOP)
+    page = context.new_page()
+    errors: list[str] = []  # failed requests (the browser's own favicon request aside) and page errors
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "response",
+        lambda r: (
+            errors.append(f"{r.status} {r.url}") if r.status >= 400 and "favicon" not in r.url else None
+        ),
+    )
+    try:
+        page.goto(f"{live_server_url}/admin/login/")
+        page.fill("#id_username", "boss")
+        page.fill("#id_password", "boss-Pass-2026")
+        page.click("input[type=submit]")
+        page.click("#dashboard-link")
+        page.wait_for_selector("#rake-chart")
+        assert page.text_content("#tables-running").strip() == "1"
+        assert "sound" in page.text_content("#ledger-verdict")
+        page.screenshot(path=str(ARTIFACTS / "staff-dashboard.png"), full_page=True)
+
+        page.goto(f"{live_server_url}/admin/tables/poolgame/{game.pk}/change/")
+        page.wait_for_selector("#game-live")
+        assert page.locator("#game-live .pcard").count() >= 3 * 13 + 2
+        assert "₹30.00" in page.text_content("#staff-game")
+        page.screenshot(path=str(ARTIFACTS / "staff-game.png"), full_page=True)
+
+        page.click("#cancel-link")
+        assert "refunded in full" in page.text_content("#cancel-rule")
+        page.fill("#id_reason", "server fault during deal 1")
+        page.screenshot(path=str(ARTIFACTS / "staff-cancel.png"), full_page=True)
+        page.click("#cancel-form input[type=submit]")
+        page.wait_for_selector("#game-result")
+        assert page.text_content("#game-status").strip() == "Cancelled"
+        assert "server fault during deal 1" in page.text_content("#game-result")
+        page.screenshot(path=str(ARTIFACTS / "staff-cancelled.png"), full_page=True)
+    finally:
+        context.close()
+    assert [wallet_balance(user=p) for p in players] == [100_00] * 3
+    assert check_ledger() == []
+    assert errors == []

@@ -1,0 +1,78 @@
+"""The staff game page and dashboard read in rupees and words, with no inline script (issue 14)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import User
+from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends, _started_game
+
+pytestmark = pytest.mark.django_db
+
+
+def _no_inline_script(page: str) -> None:
+    for tag in re.findall(r"<script[^>]*>", page):
+        assert "src=" in tag or "application/json" in tag, tag
+    assert not re.search(r"\son[a-z]+=", page)
+
+
+def test_game_page_shows_players_deals_money_in_rupees_and_every_hand(
+    support: User, client_for: Callable[[User], Client]
+) -> None:
+    game, players = _started_game(fee=1_000)
+    _drop_until_the_first_deal_ends(game)
+    game.refresh_from_db()
+    page = client_for(support).get(reverse("admin:tables_poolgame_change", args=[game.pk])).content.decode()
+    assert "fees paid <strong>₹30.00</strong>" in page and "prize pool <strong>₹27.00</strong>" in page
+    assert "rake ₹3.00" in page and "paise" not in page
+    for p in players:
+        assert p.table_name in page
+    assert "drops remaining" in page and "Players never see this" in page
+    # deal 2 is being played: every hand of it as card pictures (13 each), the cut joker and open card
+    assert page.count('class="pcard') >= 3 * 13 + 2
+    replay = reverse("deal-detail", args=[game.deals.get(number=1).pk])
+    assert f'href="{replay}"' in page
+    _no_inline_script(page)
+    # a support agent sees no cancel button
+    assert "cancel-link" not in page
+
+
+def test_dashboard_shows_the_figures_the_rake_chart_and_the_ledger_verdict(
+    administrator: User, client_for: Callable[[User], Client]
+) -> None:
+    game, _ = _started_game(fee=1_000)
+    _drop_until_the_first_deal_ends(game)
+    client = client_for(administrator)
+    client.post(reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "test"})  # takes ₹3 rake
+    assert 'id="dashboard-link"' in client.get(reverse("admin:index")).content.decode()
+    page = client.get(reverse("staff-dashboard")).content.decode()
+    assert re.search(r'id="ledger-verdict"><b>sound</b>', page)
+    assert page.count('class="bar"') == 30
+    assert "today ₹3.00" in page and 'id="timers-overdue">0<' in page
+    assert "chips in circulation" in page
+    _no_inline_script(page)
+    assert Client().get(reverse("staff-dashboard")).status_code == 302  # log in first
+
+
+def test_every_staff_list_opens(administrator: User, client_for: Callable[[User], Client]) -> None:
+    game, _ = _started_game()
+    client = client_for(administrator)
+    for name in (
+        "admin:staff_staffaction_changelist",
+        "admin:staff_adjustmentrequest_changelist",
+        "admin:accounts_suspension_changelist",
+        "admin:accounts_selfexclusion_changelist",
+        "admin:accounts_user_changelist",
+        "admin:tables_table_changelist",
+        "admin:tables_tablesettings_changelist",
+        "admin:tables_poolgame_changelist",
+        "admin:wallet_account_changelist",
+    ):
+        assert client.get(reverse(name)).status_code == 200, name
+    events = client.get(reverse("admin:tables_gameevent_changelist") + f"?game__id__exact={game.pk}")
+    assert events.status_code == 200

@@ -1,0 +1,95 @@
+"""What players at the table are told (issue 14): a cancelled game and the hourly play reminder,
+as ``notice`` messages on the table socket (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from rummy_site.asgi import application
+from tables.models import PoolGame, Table
+from tests.helpers import session_cookie
+from tests.staff.conftest import make_staff
+from tests.tables.conftest import make_player, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = (b"origin", b"http://localhost")
+
+
+async def _socket(user: User, table: Table) -> WebsocketCommunicator:
+    cookie = (await sync_to_async(session_cookie)(user)).encode()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def _until_notice(communicator: WebsocketCommunicator, kind: str, within: float = 10) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        left = deadline - asyncio.get_running_loop().time()
+        assert left > 0, f"no {kind} notice"
+        message = await communicator.receive_json_from(timeout=left)
+        if message.get("type") == "notice" and message.get("kind") == kind:
+            return message
+
+
+@sync_to_async
+def _running_game() -> tuple[Table, list[User]]:
+    table = make_table(fee=1_000, seats=2, seed=3)
+    players = [make_player("asha"), make_player("ravi")]
+    for p in players:
+        client = Client()
+        client.force_login(p)
+        client.post(f"/tables/{table.pk}/join/")
+    return table, players
+
+
+async def test_players_at_the_table_are_told_when_staff_cancel_the_game() -> None:
+    table, players = await _running_game()
+    socket = await _socket(players[0], table)
+    await socket.receive_json_from(timeout=5)  # the snapshot
+
+    @sync_to_async
+    def cancel() -> int:
+        staff = make_staff("boss", "Administrator")
+        client = Client()
+        client.force_login(staff)
+        game = table.games.get()
+        response = client.post(
+            reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "server fault"}
+        )
+        assert response.status_code == 302
+        return game.pk
+
+    game_id = await cancel()
+    notice = await _until_notice(socket, "game_cancelled")
+    assert notice["game_id"] == game_id and notice["settlement"] == "refund"
+    assert "Staff cancelled this game (server fault)" in notice["message"]
+    assert notice["payouts_display"] == {str(players[0].pk): "₹10.00", str(players[1].pk): "₹10.00"}
+    await socket.disconnect()
+
+
+async def test_a_seated_player_gets_a_reminder_after_each_interval_played(settings: Any) -> None:
+    settings.PLAY_REMINDER_SECONDS = 2
+    table, players = await _running_game()
+
+    @sync_to_async
+    def started_a_second_ago() -> None:
+        PoolGame.objects.filter(table=table).update(started_at=timezone.now() - timezone.timedelta(seconds=1))
+
+    await started_a_second_ago()
+    socket = await _socket(players[0], table)
+    notice = await _until_notice(socket, "play_reminder", within=8)
+    assert notice["played_minutes"] == 0 and "You have played for" in notice["message"]
+    await socket.disconnect()
