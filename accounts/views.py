@@ -63,7 +63,7 @@ def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]
         "exclusion_form": forms.get("exclusion_form") or SelfExclusionForm(),
         "spend": _limit_words(spend, "money"),
         "time": _limit_words(time, "minutes"),
-        "block": play.block_reason(user),
+        "play_block": play.block_reason(user),
         "stats": player_stats(user),
     }
 

@@ -181,3 +181,7 @@ def test_profile_shows_limits_and_statistics() -> None:
     asha = make_player("asha")
     page = _logged_in(asha).get(reverse("profile")).content.decode()
     assert "Responsible play" in page and "Games played" in page and "no limit" in page
+    assert "Node" not in page and 'id="play-block"' not in page
+    play.self_exclude(user=asha, period="1d")
+    page = _logged_in(asha).get(reverse("profile")).content.decode()
+    assert 'id="play-block"' in page and "You have taken a break from play until" in page

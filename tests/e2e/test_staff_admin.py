@@ -18,6 +18,7 @@ from django.test import Client
 from accounts.models import User
 from tables.models import PoolGame
 from tests.e2e.conftest import ARTIFACTS, DESKTOP
+from tests.e2e.watch import log_in, watch
 from tests.tables.conftest import make_player, make_table
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
@@ -25,28 +26,32 @@ from wallet.selectors import wallet_balance
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def test_staff_dashboard_game_page_and_cancel(live_server_url: str, browser: Any) -> None:
+@pytest.fixture
+def running_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
+    """Made before the browser starts (its event loop would refuse the services' notices)."""
     table = make_table(fee=1_000, seats=3, seed=5)
     players = [make_player(n) for n in ("asha", "ravi", "meena")]
     for p in players:
         client = Client()
         client.force_login(p)
         assert client.post(f"/tables/{table.pk}/join/").status_code == 302
+    players[0].set_password("asha-Pass-2026")
+    players[0].save()
     game = table.games.get()
     assert game.status == PoolGame.Status.RUNNING
     boss = User.objects.create_user("boss", password="boss-Pass-2026", is_staff=True)
     boss.groups.add(Group.objects.get(name="Administrator"))
+    return game, players
+
+
+def test_staff_dashboard_game_page_and_cancel(
+    live_server_url: str, running_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    game, players = running_game
 
     context = browser.new_context(**DESKTOP)
     page = context.new_page()
-    errors: list[str] = []  # failed requests (the browser's own favicon request aside) and page errors
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on(
-        "response",
-        lambda r: (
-            errors.append(f"{r.status} {r.url}") if r.status >= 400 and "favicon" not in r.url else None
-        ),
-    )
+    seen = watch(page)  # console errors, page errors, CSP violations
     try:
         page.goto(f"{live_server_url}/admin/login/")
         page.fill("#id_username", "boss")
@@ -73,8 +78,22 @@ def test_staff_dashboard_game_page_and_cancel(live_server_url: str, browser: Any
         assert page.text_content("#game-status").strip() == "Cancelled"
         assert "server fault during deal 1" in page.text_content("#game-result")
         page.screenshot(path=str(ARTIFACTS / "staff-cancelled.png"), full_page=True)
+        seen.assert_clean("staff pages")
+
+        # the player pages of issue 14, under the same policy
+        player = browser.new_context(**DESKTOP).new_page()
+        player_seen = watch(player)
+        log_in(player, live_server_url, "asha", "asha-Pass-2026")
+        for path, shot in (
+            ("/accounts/profile/", "profile"),
+            ("/accounts/terms/", "terms"),
+            ("/accounts/password/change/", "password-change"),
+        ):
+            player.goto(live_server_url + path)
+            player.screenshot(path=str(ARTIFACTS / f"staff-player-{shot}.png"), full_page=True)
+        player.context.close()
+        player_seen.assert_clean("player pages")
     finally:
         context.close()
     assert [wallet_balance(user=p) for p in players] == [100_00] * 3
     assert check_ledger() == []
-    assert errors == []
