@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class StaffConfig(AppConfig):
@@ -8,3 +9,6 @@ class StaffConfig(AppConfig):
 
     def ready(self) -> None:
         from staff import receivers  # noqa: F401  (connects accounts.play.play_blocked to the tables)
+        from staff.roles import ensure_groups
+
+        post_migrate.connect(ensure_groups, sender=self)

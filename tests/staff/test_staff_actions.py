@@ -312,3 +312,19 @@ def test_audit_entries_cannot_be_edited_or_deleted(administrator: User, client_f
     )
     entry.refresh_from_db()
     assert entry.reason == "why"
+
+
+def test_postgresql_itself_refuses_changing_the_audit_trail(
+    administrator: User, require_postgres: None
+) -> None:
+    from django.db import DatabaseError, connection, transaction
+
+    StaffAction.objects.create(staff=administrator, action="test", target="x", reason="why")
+    for sql in ("UPDATE staff_staffaction SET reason = 'changed'", "DELETE FROM staff_staffaction"):
+        with (
+            pytest.raises(DatabaseError, match="append-only"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql)
+    assert StaffAction.objects.get().reason == "why"
