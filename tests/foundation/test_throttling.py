@@ -42,6 +42,9 @@ def test_sign_ups_from_one_address_are_limited_per_day() -> None:
         data = {
             "username": name,
             "display_name": name,
+            "email": f"{name}@example.com",
+            "confirm_age": "on",
+            "accept_terms": "on",
             "password1": "Pw-for-rummy-2026",
             "password2": "Pw-for-rummy-2026",
         }
