@@ -11,6 +11,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
 app = Celery("rummy_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# each (re)connection of a separate worker to the broker re-arms every game's timer (tables.tasks)
+app.steps["consumer"].add("tables.tasks.RearmTimers")
 
 
 @app.task(name="rummy_site.ping", ignore_result=False)

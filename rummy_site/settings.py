@@ -290,6 +290,8 @@ CACHES = {
 # CELERY
 # ---------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+#: kombu's Redis transport with a fix that keeps the worker alive across a Redis restart.
+CELERY_BROKER_TRANSPORT = "rummy_site.broker:Transport" if REDIS_URL else None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -345,6 +345,43 @@ def deadlines_sweep(*, now: datetime | None = None) -> int:
     return enforced
 
 
+#: How much later than the deadline a re-armed timer fires, to give it a name of its own.
+REARM_OFFSET = timedelta(milliseconds=1)
+
+
+def timers_rearm() -> int:
+    """Arm a new timer for every open game's deadline; called when a worker's consumer (re)starts.
+
+    The timers a worker held when it or Redis died wait in Redis' unacked hash
+    until the visibility timeout (an hour), or are gone: without this, a game whose
+    timer was lost moves on only when beat's sweep runs. The new timer gets its own
+    name (``timer_at``): a held one that does come back finds it is no longer the
+    armed timer and arms nothing, so each game keeps one chain of timers. An
+    overdue deadline's timer runs at once.
+    """
+    ids = PoolGame.objects.filter(status__in=_OPEN, deadline_at__isnull=False).values_list("pk", flat=True)
+    armed = 0
+    for game_id in list(ids):
+        try:
+            with transaction.atomic():
+                game = game_for_update(game_id)
+                due = game.deadline_at
+                if due is None or game.status not in _OPEN:
+                    continue
+                if game.timer_at is not None and game.timer_at >= due:
+                    due = game.timer_at + REARM_OFFSET
+                game.timer_at = due
+                PoolGame.objects.filter(pk=game_id).update(timer_at=due)
+                version = game.version
+                transaction.on_commit(
+                    lambda g=game_id, v=version, d=due: notify.schedule_timeout(game_id=g, version=v, eta=d)
+                )
+                armed += 1
+        except Exception:  # one broken game must not stop the others
+            logger.exception("could not re-arm the timer of game %s", game_id)
+    return armed
+
+
 # ---------------------------------------------------------------------------
 # internals
 # ---------------------------------------------------------------------------

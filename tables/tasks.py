@@ -6,11 +6,15 @@ these tasks by name, so nothing below imports this module.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
+from typing import Any
 
-from celery import shared_task
+from celery import bootsteps, shared_task
 
 from tables import drivers, services
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="tables.tasks.enforce_deadline", acks_late=True, ignore_result=True)
@@ -33,3 +37,22 @@ def sweep_deadlines() -> int:
 def bot_move(game_id: int, version: int) -> bool:
     """A practice bot's move at ``version``; a stale or repeated task does nothing."""
     return drivers.bot_move(game_id=game_id, version=version)
+
+
+class RearmTimers(bootsteps.StartStopStep):  # type: ignore[misc]
+    """A worker consumer step: each time the consumer (re)connects to the broker, re-arm every timer.
+
+    It runs at the worker's start and again after every reconnection (Celery restarts
+    the consumer's steps), so neither a restarted worker nor a Redis restart leaves
+    a deadline waiting on a timer task that is gone or held back (``services.timers_rearm``).
+    """
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def start(self, parent: Any) -> None:
+        try:
+            armed = services.timers_rearm()
+        except Exception:  # the database may be down too: beat's sweep still runs
+            logger.exception("could not re-arm the game timers")
+            return
+        logger.info("re-armed the timers of %d games", armed)

@@ -212,8 +212,10 @@ class Proc:
         self._reader.join(timeout=5)
 
 
-def start_worker(redis_url: str, workdir: Path, *, name: str = "worker", sweep_seconds: int = 1) -> Proc:
-    """A Celery worker with embedded beat (``-B``) on ``redis_url``; waits until it is ready."""
+def start_worker(
+    redis_url: str, workdir: Path, *, name: str = "worker", sweep_seconds: int = 1, beat: bool = True
+) -> Proc:
+    """A Celery worker, with embedded beat (``-B``) unless ``beat`` is False, on ``redis_url``; waits until it is ready."""
     proc = Proc(
         name,
         [
@@ -221,7 +223,7 @@ def start_worker(redis_url: str, workdir: Path, *, name: str = "worker", sweep_s
             "-A",
             "rummy_site",
             "worker",
-            "-B",
+            *(["-B"] if beat else []),
             "-P",
             "solo",
             "-l",
@@ -240,6 +242,57 @@ def start_worker(redis_url: str, workdir: Path, *, name: str = "worker", sweep_s
         tail = proc.tail()
         proc.stop()
         raise AssertionError(f"the Celery worker did not become ready\n{tail}")
+    return proc
+
+
+def start_beat(redis_url: str, workdir: Path, *, name: str = "beat", sweep_seconds: int = 1) -> Proc:
+    """Celery beat alone (the deadline sweep) on ``redis_url``; waits until it has started."""
+    proc = Proc(
+        name,
+        [
+            str(BIN / "celery"),
+            "-A",
+            "rummy_site",
+            "beat",
+            "-l",
+            "INFO",
+            "-s",
+            str(workdir / f"{name}-schedule"),
+        ],
+        child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds)),
+    )
+    if not proc.wait_for("beat: Starting", timeout=40):
+        tail = proc.tail()
+        proc.stop()
+        raise AssertionError(f"Celery beat did not start\n{tail}")
+    return proc
+
+
+def start_redis_server(port: int, *, name: str = "redis") -> Proc:
+    """A redis-server of this test's own on ``port`` (no persistence): one a test may kill.
+
+    Never the shared Redis: tests that kill or restart Redis start their own.
+    """
+    proc = Proc(
+        name,
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        dict(os.environ),
+    )
+
+    def answering() -> bool:
+        if not proc.alive():
+            return True
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    if not wait_until(answering, timeout=20, interval=0.05) or not proc.alive():
+        tail = proc.tail()
+        proc.stop()
+        raise AssertionError(f"redis-server did not start on port {port}\n{tail}")
     return proc
 
 
