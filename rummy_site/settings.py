@@ -92,6 +92,8 @@ WS_MESSAGES_PER_SECOND = _int("WS_MESSAGES_PER_SECOND", 10)
 WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)
 #: Sockets one user may hold open on one Daphne process.
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
+#: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).
+RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
 #: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
 if CHANNEL_LAYER not in ("pubsub", "lists"):

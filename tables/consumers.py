@@ -23,7 +23,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from game_engine.errors import RummyError
-from tables import notify, protocol, reminders, selectors, services, sockets
+from tables import notify, protocol, reminders, resync, selectors, services, sockets
 from tables.errors import NoGameRunning, TableError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
@@ -82,11 +82,20 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     _groups: tuple[str, ...] = ()
     _claimed: bool = False
 
+    @property
+    def dispatch_lock(self) -> asyncio.Lock:
+        """Held by each handler: what runs beside the socket's own loop (``tables.resync``) waits its turn."""
+        lock = self.__dict__.get("_dispatch_lock")
+        if lock is None:
+            lock = self.__dict__["_dispatch_lock"] = asyncio.Lock()
+        return lock
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        async with self.dispatch_lock:
+            await handler(message)
 
     @classmethod
     async def encode_json(cls, content: Any) -> str:
@@ -199,8 +208,10 @@ class TableConsumer(_Consumer):
                 user=self.user, table_id=self.table_id, clock=_db(reminders.play_clock), send=self.send_json
             )
         )
+        resync.watch(self)  # a lost notice is caught up from the database within seconds
 
     async def disconnect(self, code: int) -> None:
+        resync.forget(self)
         if self._reminders is not None:
             self._reminders.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

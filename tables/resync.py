@@ -1,0 +1,100 @@
+"""Table sockets that a lost notice left a version behind catch up from the database within seconds.
+
+A group notice travels once (Redis pub/sub delivers only to whoever listens at
+that moment): during a Redis outage, or while channels-redis reconnects, the
+game moves on in the database and no socket hears of it. The player whose turn
+it became would never see it, run out their time and be charged a missed turn.
+
+So each server process keeps one watcher task on its event loop. Every
+``RESYNC_SECONDS`` it reads, in one query, the versions of the games its table
+sockets show; a socket that is behind the database at two checks in a row (a
+notice in flight has had a whole interval to arrive) rebuilds its player's view
+from the database, as after any gap (``TableConsumer.send_update_from_db``). The
+rebuild runs under the socket's dispatch lock, so it never interleaves with the
+socket's own handlers and no version is sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import Any, Protocol
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from tables.models import PoolGame
+
+logger = logging.getLogger(__name__)
+
+
+class Watched(Protocol):
+    """What the watcher needs of a table socket."""
+
+    game_id: int | None
+    version: int
+    dispatch_lock: asyncio.Lock
+
+    async def send_update_from_db(self) -> None: ...
+
+
+_sockets: weakref.WeakSet[Any] = weakref.WeakSet()
+#: socket -> the version it showed when it was first seen behind
+_behind: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_task: asyncio.Task[None] | None = None
+
+
+def watch(socket: Watched) -> None:
+    """Watch ``socket`` (called on the event loop when it opens); starts this loop's watcher."""
+    global _task
+    _sockets.add(socket)
+    loop = asyncio.get_running_loop()
+    if _task is None or _task.done() or _task.get_loop() is not loop:
+        _task = loop.create_task(_watch_forever(), name="table-resync")
+
+
+def forget(socket: Watched) -> None:
+    _sockets.discard(socket)
+    _behind.pop(socket, None)
+
+
+@database_sync_to_async  # type: ignore[misc]
+def _versions(game_ids: set[int]) -> dict[int, int]:
+    return dict(PoolGame.objects.filter(pk__in=game_ids).values_list("pk", "version"))
+
+
+async def check_once() -> int:
+    """One round: rebuild every socket found behind at this check and the one before; how many."""
+    sockets = [s for s in list(_sockets) if s.game_id is not None and s.version >= 0]
+    if not sockets:
+        return 0
+    versions = await _versions({s.game_id for s in sockets})
+    rebuilt = 0
+    for socket in sockets:
+        current = versions.get(socket.game_id)
+        if current is None or current <= socket.version:
+            _behind.pop(socket, None)
+            continue
+        if _behind.get(socket) != socket.version:  # first seen behind: a notice may be on its way
+            _behind[socket] = socket.version
+            continue
+        _behind.pop(socket, None)
+        try:
+            async with socket.dispatch_lock:
+                if socket in _sockets and socket.version < current:
+                    await socket.send_update_from_db()
+                    rebuilt += 1
+        except Exception:  # a socket closing meanwhile: the others still catch up
+            logger.exception("could not rebuild a socket of game %s", socket.game_id)
+    return rebuilt
+
+
+async def _watch_forever() -> None:
+    """Until the last socket closes (``watch`` starts it again)."""
+    while _sockets:
+        await asyncio.sleep(settings.RESYNC_SECONDS)
+        try:
+            await check_once()
+        except Exception:  # the database may be away for a moment: try again next round
+            logger.exception("the table resync check failed")

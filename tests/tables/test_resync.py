@@ -1,0 +1,88 @@
+"""A socket whose notice was lost (Redis away) catches up from the database within seconds.
+
+The move is made with the table's notices suppressed, which is what a Redis
+outage does to them: the database moves on, no group message reaches the
+socket. The player on turn must still see their turn, without sending anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from accounts.models import User
+from rummy_site.asgi import application
+from tables import notify, services
+from tables.models import PoolGame, Table
+from tests.helpers import session_cookie
+from tests.tables.conftest import make_player, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = (b"origin", b"http://localhost")
+
+
+async def _socket(user: User, table: Table) -> WebsocketCommunicator:
+    cookie = (await sync_to_async(session_cookie)(user)).encode()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+@sync_to_async
+def _move_without_notice(game_id: int, user: User) -> int:
+    """The player on turn draws; the notice of it is lost. Returns the game's new version."""
+    with notify.suppressed():
+        answer = services.game_act(
+            game_id=game_id, user=user, request_id="lost-1", action={"type": "draw", "source": "closed"}
+        )
+    assert answer["ok"], answer
+    return int(PoolGame.objects.get(pk=game_id).version)
+
+
+async def _next(communicator: WebsocketCommunicator, within: float) -> dict[str, Any] | None:
+    try:
+        message: dict[str, Any] = await communicator.receive_json_from(timeout=within)
+    except TimeoutError:
+        return None
+    return message
+
+
+async def test_a_socket_behind_after_a_lost_notice_is_rebuilt_from_the_database(
+    settings: Any,
+) -> None:
+    settings.RESYNC_SECONDS = 0.3
+    table = await sync_to_async(make_table)("101", seats=2, seed=5, turn_seconds=60)
+    asha, ravi = await sync_to_async(make_player)("asha"), await sync_to_async(make_player)("ravi")
+    await sync_to_async(services.table_join)(table_id=table.pk, user=asha)
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ravi)
+    sockets = {asha.pk: await _socket(asha, table), ravi.pk: await _socket(ravi, table)}
+    try:
+        snapshots = {pk: await s.receive_json_from(timeout=5) for pk, s in sockets.items()}
+        first = snapshots[asha.pk]
+        assert first["type"] == "snapshot" and first["view"] is not None
+        on_turn = next(pk for pk, m in snapshots.items() if m["view"]["turn"] == m["view"]["seat"])
+        mover = asha if on_turn == asha.pk else ravi
+        game_id = first["game"]["id"]
+
+        version = await _move_without_notice(game_id, mover)
+        assert version == first["version"] + 1
+
+        # no notice came: within a few checks each socket rebuilds, with the missed event
+        for pk, communicator in sockets.items():
+            message = await _next(communicator, within=10)
+            assert message is not None, f"socket of user {pk} never learned of version {version}"
+            assert message["type"] == "update" and message["version"] == version, message
+            assert message.get("rebuilt") is True
+            assert [e["version"] for e in message["events"]] == [version]
+            assert message["view"]["has_drawn"] is True  # the turn they see is the mover's, drawn
+            # and only once: nothing more arrives while the game stays where it is
+            assert await communicator.receive_nothing(timeout=1.5), await communicator.receive_json_from()
+    finally:
+        for communicator in sockets.values():
+            await communicator.disconnect()
