@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -33,7 +34,14 @@ class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
     seats_taken = serializers.IntegerField()
     status = serializers.ChoiceField(choices=["open", "playing"])
     practice = serializers.BooleanField()
+    private = serializers.BooleanField(help_text="The player's own practice table (practice on demand).")
     game_id = serializers.IntegerField(allow_null=True)
+    prize_pool = serializers.IntegerField(
+        help_text="Paise a full table pays: every seat's fee less the rake."
+    )
+    prize_pool_display = serializers.CharField()
+    decks = serializers.IntegerField()
+    turn_seconds = serializers.IntegerField()
 
 
 ErrorSerializer = inline_serializer(
@@ -86,6 +94,7 @@ class LobbyApi(APIView):
             min_fee=as_int("min_fee"),
             max_fee=as_int("max_fee"),
             status=params.get("status") or None,
+            user=request.user,
         )
         return Response(LobbyTableSerializer(rows, many=True).data)
 
@@ -132,6 +141,55 @@ class TableLeaveApi(APIView):
         except (TableError, WalletError) as exc:
             return error_response(exc)
         return Response(status=204)
+
+
+class PracticeRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    format = serializers.ChoiceField(choices=list(services.PRACTICE_FORMATS), help_text="The pool.")
+    seats = serializers.IntegerField(
+        min_value=min(services.PRACTICE_SEATS),
+        max_value=max(services.PRACTICE_SEATS),
+        help_text="You and bots.",
+    )
+
+
+PracticeTableSerializer = inline_serializer(
+    name="PracticeTable",
+    fields={
+        "table": serializers.IntegerField(),
+        "game": serializers.IntegerField(),
+        "url": serializers.CharField(help_text="The table page."),
+    },
+)
+
+
+class PracticeStartApi(APIView):
+    @extend_schema(
+        operation_id="practice_start",
+        tags=["tables"],
+        request=PracticeRequestSerializer,
+        responses={201: PracticeTableSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Practice on demand: your own free table, bots in the other seats, the game started at once.
+
+        If you are still playing a practice game of the same pool and seats, that table
+        is answered again; a practice game of another kind must be finished or left first (409).
+        """
+        data = PracticeRequestSerializer(data=request.data)
+        if not data.is_valid():
+            message = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in data.errors.items())
+            return Response(error_payload("bad_request", message), status=400)
+        try:
+            table = services.practice_table_start(
+                user=request.user, fmt=data.validated_data["format"], seats=data.validated_data["seats"]
+            )
+        except (TableError, WalletError) as exc:
+            return error_response(exc)
+        game = selectors.current_game(table)
+        return Response(
+            {"table": table.pk, "game": game.pk if game else None, "url": reverse("table", args=[table.pk])},
+            status=201,
+        )
 
 
 class DealSummarySerializer(serializers.Serializer):  # type: ignore[type-arg]

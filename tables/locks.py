@@ -1,6 +1,6 @@
 """The one place that hands out the row locks of the tables app, always in one order.
 
-Lock order, everywhere: the table, then its game, then wallet accounts (which
+Lock order, everywhere: (for practice on demand, the player's own row first,) the table, then its game, then wallet accounts (which
 ``wallet.locks`` takes in primary-key order, in one query). A use case takes
 only locks that come later in this order than those it holds, so two requests
 can wait for each other but never in a circle (after Saleor's ``lock_objects``).
@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from django.db import DatabaseError, connection
 from django.db.models import QuerySet
 
+from accounts.models import User
 from tables import gamerows
 from tables.models import PoolGame, Table
 
@@ -45,6 +46,15 @@ ATTEMPTS = 4
 _MAX_PAUSE = 0.2
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
+
+
+def practice_owner_for_update(user_id: int) -> None:
+    """0. The player's own row, before any table: practice on demand opens one table per player at a time.
+
+    Only ``services.practice_table_start`` takes it, and before any other lock, so it
+    comes first in the order; two clicks of one player wait for each other.
+    """
+    User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()
 
 
 def table_for_update(table_id: int) -> Table:

@@ -107,6 +107,15 @@ class Table(models.Model):
 
     settings = models.ForeignKey(TableSettings, on_delete=models.PROTECT, related_name="tables")
     name = models.CharField(max_length=60)
+    #: A private practice table (practice on demand): only this player sits there or sees it in the lobby.
+    owner = models.ForeignKey(
+        "accounts.User",  # (``settings`` here is the field above)
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="practice_tables",
+        help_text="Set on a player's own practice table: nobody else may join it or see it in the lobby.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     #: Staff close a table (issue 14): no new game starts there; a running one plays to its end.
     is_open = models.BooleanField(default=True)

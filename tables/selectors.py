@@ -8,6 +8,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from accounts.models import User
 from game_engine.game import GameState
+from game_engine.pool import prize_pool
 from game_engine.views import view_for
 from tables.models import Deal, GameEvent, PoolGame, Table
 from wallet.money import format_money
@@ -21,11 +22,18 @@ def lobby_tables(
     min_fee: int | None = None,
     max_fee: int | None = None,
     status: str | None = None,
+    user: User | None = None,
 ) -> list[dict[str, Any]]:
-    """Every active table with its format, stakes, seats taken and status."""
+    """Every active table with its format, stakes, prize pool, clocks, seats taken and status.
+
+    Private practice tables (``Table.owner``) are left out, except ``user``'s own
+    while a game is open there (to go back to it).
+    """
     tables: QuerySet[Table] = Table.objects.filter(settings__active=True, is_open=True).select_related(
         "settings"
     )
+    mine = Q(owner=user, games__status__in=_OPEN) if user is not None and user.pk else Q(pk__in=[])
+    tables = tables.filter(Q(owner__isnull=True) | mine).distinct()
     if fmt:
         tables = tables.filter(settings__format=fmt)
     if min_fee is not None:
@@ -48,6 +56,8 @@ def table_summary(table: Table, game: PoolGame | None) -> dict[str, Any]:
     if taken is None and game is not None:
         taken = game.seats.filter(left_at__isnull=True).count()
     status = "open" if game is None or game.status == PoolGame.Status.WAITING else "playing"
+    rules = settings.rules()
+    prize, _rake = prize_pool(settings.entry_fee * settings.seats, rules)
     return {
         "id": table.pk,
         "name": table.name,
@@ -59,7 +69,13 @@ def table_summary(table: Table, game: PoolGame | None) -> dict[str, Any]:
         "seats_taken": taken or 0,
         "status": status,
         "practice": settings.practice,
+        "private": table.owner_id is not None,
         "game_id": game.pk if game is not None else None,
+        # what a full table pays its winner (all seats' fees less the rake, docs/rules.md §7)
+        "prize_pool": prize,
+        "prize_pool_display": format_money(prize),
+        "decks": settings.decks,
+        "turn_seconds": settings.turn_seconds,
     }
 
 

@@ -40,10 +40,11 @@ from tables.locks import (
     game_for_update,
     lock_game_row,
     open_game_for_update,
+    practice_owner_for_update,
     retry_on_conflict,
     table_for_update,
 )
-from tables.models import Deal, PoolGame, Seat, Table
+from tables.models import Deal, PoolGame, Seat, Table, TableSettings
 from tables.selectors import game_header
 from wallet import services as wallet
 from wallet.errors import NothingToRefund, WalletError
@@ -73,6 +74,8 @@ def table_join(*, table_id: int, user: User) -> Seat:
         settings = table.settings
         if not settings.active or not table.is_open:
             raise TableClosed("this table is closed")
+        if table.owner_id is not None and table.owner_id != user.pk:
+            raise TableError("this is another player's own practice table; start yours from the lobby")
         restrictions.check_may_join(user)
         game = _open_game(table)
         if game.status == PoolGame.Status.RUNNING:
@@ -146,6 +149,78 @@ def table_leave(*, table_id: int, user: User) -> None:
             game.finished_at = clock.now()
         game.save()
         _after_commit(game, [SeatLeft(position=seat.position, name=user.table_name)], lobby=True)
+
+
+#: Practice on demand: the pools and seat counts a player may ask for (docs/rules.md §10.2).
+PRACTICE_FORMATS = ("61", "101", "201")
+PRACTICE_SEATS = range(2, 7)
+
+
+@retry_on_conflict
+def practice_table_start(*, user: User, fmt: str, seats: int) -> Table:
+    """Practice on demand: this player's own free table, bots in every other seat, the game started.
+
+    The player sits at once and the game starts in the same transaction, so the table
+    page opens on a dealt hand. A player still in a practice game of the same kind
+    gets that table back (a double click or a second tab starts nothing new); one
+    still in another kind is told to finish or leave it first. The table is private
+    (``Table.owner``): nobody else can join it, and only its owner sees it in the lobby.
+    """
+    if fmt not in PRACTICE_FORMATS:
+        raise BadRequest(f"practice is played in a 61, 101 or 201 pool, not {fmt!r}")
+    if seats not in PRACTICE_SEATS:
+        raise BadRequest(f"a practice table has 2 to 6 seats, not {seats}")
+    if _is_bot(user):
+        raise BadRequest("bots do not start practice tables")
+    with transaction.atomic():
+        practice_owner_for_update(user.pk)
+        restrictions.check_may_join(user)
+        kind = _practice_settings(fmt, seats)
+        for game in PoolGame.objects.filter(table__owner=user, status__in=_OPEN).select_related("table"):
+            if _still_playing(game, user):
+                if game.table.settings_id == kind.pk:
+                    return game.table
+                raise GameInProgress(
+                    f"you are still playing your practice game at {game.table.name}; finish or leave it first"
+                )
+        table = (
+            Table.objects.filter(owner=user, settings=kind, is_open=True)
+            .exclude(games__status__in=_OPEN)
+            .first()
+        )
+        if table is None:
+            table = Table.objects.create(
+                owner=user, settings=kind, name=f"Practice {kind.get_format_display()}"
+            )
+        table = _lock_table(table.pk)
+        game = _open_game(table)
+        seat = Seat.objects.create(game=game, position=0, user=user)
+        _start_game(game, [seat, *_seat_bots(game, [seat])])
+        return table
+
+
+def _practice_settings(fmt: str, seats: int) -> TableSettings:
+    """The table kind practice on demand uses for a pool and seat count (free, made on first use)."""
+    kind, _ = TableSettings.objects.get_or_create(
+        name=f"Practice on demand · {fmt} pool · {seats} seats",
+        defaults={"format": fmt, "seats": seats, "entry_fee": 0, "practice": True},
+    )
+    if not kind.active:
+        raise TableError("practice on demand is closed for this pool and seat count")
+    if not kind.practice or kind.entry_fee or kind.format != fmt or kind.seats != seats:
+        raise TableError(
+            f"the table kind {kind.name!r} was changed by staff; practice on demand needs it free"
+        )
+    return kind
+
+
+def _still_playing(game: PoolGame, user: User) -> bool:
+    """Whether ``user`` is seated in ``game`` and neither left nor out of it."""
+    if game.status == PoolGame.Status.WAITING:
+        return game.seats.filter(user=user, left_at__isnull=True).exists()
+    state = GameState.from_dict(game.state)
+    me = next((p for p in state.players if p.id == str(user.pk)), None)
+    return me is not None and not me.left and not me.eliminated
 
 
 # ---------------------------------------------------------------------------

@@ -17,11 +17,13 @@ from wallet.errors import WalletError
 from wallet.selectors import wallet_balance
 
 
-@login_required
 def lobby(request: HttpRequest) -> HttpResponse:
+    """The lobby for a logged-in player; for a visitor, the landing page (what this is, sign up, rules)."""
+    if not request.user.is_authenticated:
+        return render(request, "pages/landing.html")
     fmt = request.GET.get("format") or None
     status = request.GET.get("status") or None
-    rows = selectors.lobby_tables(fmt=fmt, status=status)
+    rows = selectors.lobby_tables(fmt=fmt, status=status, user=request.user)
     return render(
         request,
         "tables/lobby.html",
@@ -31,6 +33,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "selected_format": fmt or "",
             "selected_status": status or "",
             "balance": wallet_balance(user=request.user),
+            "practice_seats": list(services.PRACTICE_SEATS),
         },
     )
 
@@ -44,6 +47,24 @@ def join(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("lobby")
     return redirect("table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def practice(request: HttpRequest) -> HttpResponse:
+    """The lobby's "Play practice now": the player's own table with bots, the game started."""
+    try:
+        seats = int(request.POST.get("seats", ""))
+    except ValueError:
+        seats = 0
+    try:
+        table = services.practice_table_start(
+            user=request.user, fmt=request.POST.get("format", ""), seats=seats
+        )
+    except TableError as exc:
+        messages.error(request, str(exc))
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
 
 
 @login_required

@@ -1,4 +1,5 @@
-/* The lobby, live: /ws/lobby/ says which tables changed; the list is reloaded from GET /api/tables/. */
+/* The lobby, live: /ws/lobby/ says which tables changed; the list is reloaded from GET /api/tables/.
+   Tiles are built from DOM nodes: a table's name only ever reaches the page as text. */
 (function () {
   "use strict";
   var grid = document.getElementById("lobby-tables");
@@ -8,10 +9,17 @@
   var attempts = 0;
   var timer = null;
 
-  function esc(s) {
-    return String(s == null ? "" : s).replace(/[&<>"']/g, function (ch) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[ch];
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "className") node.className = attrs[k];
+      else node.setAttribute(k, attrs[k]);
     });
+    (children || []).forEach(function (c) {
+      if (c == null) return;
+      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    });
+    return node;
   }
   function params() {
     var data = new FormData(form);
@@ -19,27 +27,52 @@
     data.forEach(function (v, k) { if (v) q.set(k, v); });
     return q;
   }
+  function fact(label, cls, value) {
+    return el("div", {}, [el("dt", {}, [label]), el("dd", { className: cls }, [value])]);
+  }
   function tile(t) {
-    var dots = "";
-    for (var i = 0; i < t.seats; i++) dots += '<i class="' + (i < t.seats_taken ? "on" : "") + '"></i>';
-    var join = t.status === "open"
-      ? '<form method="post" action="/tables/' + t.id + '/join/" class="inline"><input type="hidden" name="csrfmiddlewaretoken" value="' + esc(grid.dataset.csrf) + '">' +
-        '<button type="submit" class="primary join-btn">Join · ' + esc(t.entry_fee_display) + "</button></form>"
-      : "";
-    return '<article class="table-tile fmt-' + esc(t.format) + " st-" + esc(t.status) + '" data-table-id="' + t.id + '">' +
-      '<header><span class="fmt-badge">' + esc(t.format_label) + "</span>" + (t.practice ? '<span class="tag">practice</span>' : "") +
-      '<span class="status status-' + esc(t.status) + '">' + (t.status === "open" ? "Open" : "Playing") + "</span></header>" +
-      '<h2><a href="/tables/' + t.id + '/">' + esc(t.name) + "</a></h2>" +
-      '<p class="fee">Entry <strong>' + esc(t.entry_fee_display) + "</strong></p>" +
-      '<p class="seats-line"><span class="dots">' + dots + '</span> <span class="seat-count">' + t.seats_taken + " / " + t.seats + "</span> seated</p>" +
-      "<footer>" + join + '<a class="button ghost" href="/tables/' + t.id + '/">' + (t.status === "open" ? "View" : "Watch") + "</a></footer></article>";
+    var url = "/tables/" + encodeURIComponent(t.id) + "/";
+    var dots = el("span", { className: "dots" });
+    for (var i = 0; i < t.seats; i++) dots.appendChild(el("i", { className: i < t.seats_taken ? "on" : "" }));
+    var footer = el("footer");
+    if (t.status === "open" && !t.private) {
+      footer.appendChild(el("form", { method: "post", action: url + "join/", className: "inline" }, [
+        el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: grid.dataset.csrf || "" }),
+        el("button", { type: "submit", className: "primary join-btn" }, ["Join · " + t.entry_fee_display]),
+      ]));
+    }
+    footer.appendChild(el("a", { className: "button ghost", href: url },
+      [t.private ? "Back to your game" : t.status === "open" ? "View" : "Watch"]));
+    var tag = t.private ? "your practice" : t.practice ? "practice" : null;
+    return el("article", {
+      className: "table-tile fmt-" + t.format + " st-" + t.status,
+      "data-table-id": String(t.id),
+    }, [
+      el("header", {}, [
+        el("span", { className: "fmt-badge" }, [t.format_label]),
+        tag ? el("span", { className: "tag" }, [tag]) : null,
+        el("span", { className: "status status-" + t.status }, [t.status === "open" ? "Open" : "Playing"]),
+      ]),
+      el("h2", {}, [el("a", { href: url }, [t.name])]),
+      el("dl", { className: "tile-facts" }, [
+        fact("Entry", "fee-value", t.entry_fee ? t.entry_fee_display : "Free"),
+        fact("Prize pool", "prize-value", t.prize_pool ? t.prize_pool_display : "—"),
+        fact("Decks", "decks-value", String(t.decks)),
+        fact("Turn", "turn-value", t.turn_seconds + " s"),
+      ]),
+      el("p", { className: "seats-line" }, [
+        dots, " ", el("span", { className: "seat-count" }, [t.seats_taken + " / " + t.seats]), " seated",
+      ]),
+      footer,
+    ]);
   }
   function reload() {
     return fetch(grid.dataset.api + "?" + params().toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
       .then(function (rows) {
-        grid.innerHTML = rows.length ? rows.map(tile).join("") : '<p class="empty">No tables match. Try another filter.</p>';
-        grid.querySelectorAll(".table-tile").forEach(function (el) { el.classList.add("flash"); });
+        var nodes = rows.length ? rows.map(tile) : [el("p", { className: "empty" }, ["No tables match. Try another filter."])];
+        grid.replaceChildren.apply(grid, nodes);
+        grid.querySelectorAll(".table-tile").forEach(function (node) { node.classList.add("flash"); });
       })
       .catch(function () {});
   }
@@ -47,6 +80,14 @@
     history.replaceState(null, "", "?" + params().toString());
     reload();
   });
+  var practice = document.getElementById("practice-now");
+  if (practice) {
+    practice.addEventListener("submit", function () {
+      var button = document.getElementById("practice-start");
+      // the form posts once: a second click while the table is being dealt does nothing
+      setTimeout(function () { button.disabled = true; button.textContent = "Dealing…"; }, 0);
+    });
+  }
   function connect() {
     var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/lobby/");
     ws.onopen = function () {

@@ -20,7 +20,15 @@
     s.dataset.code = code;
     s.textContent = code;
     pretty({ querySelectorAll: function () { return [s]; } });
-    return s.outerHTML;
+    return s;
+  }
+  // a line of text and card nodes: players' names only ever become text nodes
+  function line() {
+    var frag = document.createDocumentFragment();
+    Array.prototype.forEach.call(arguments, function (part) {
+      frag.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+    });
+    return frag;
   }
   pretty();
 
@@ -63,17 +71,19 @@
   function who(seat) { return names[String(seat)] || "seat " + seat; }
   function describe(e) {
     switch (e.type) {
-      case "deal_started": return "Deal " + e.deal_no + " dealt; " + who(e.first) + " plays first";
-      case "turn": return who(e.seat) + "'s turn";
-      case "draw": return who(e.seat) + (e.source === "open" ? " picks " + card(e.card) + " from the open pile" : " draws from the deck");
-      case "discard": return who(e.seat) + " discards " + card(e.card);
-      case "drop": return who(e.seat) + " drops (" + e.points + " pts)";
-      case "finish": return who(e.seat) + " puts a card in the finish slot";
-      case "declaration": return who(e.seat) + (e.valid ? " declares: valid show" : " declares: wrong show");
-      case "show": return who(e.seat) + " shows: " + e.points + " pts";
-      case "deal_over": return "Deal over: " + (e.winner != null ? who(e.winner) + " wins" : "");
-      case "scores": return "Scores: " + Object.keys(e.scores || {}).map(function (s) { return who(s) + " " + e.scores[s]; }).join(", ");
-      default: return e.type.replace(/_/g, " ");
+      case "deal_started": return line("Deal " + e.deal_no + " dealt; " + who(e.first) + " plays first");
+      case "turn": return line(who(e.seat) + "'s turn");
+      case "draw": return e.source === "open"
+        ? line(who(e.seat) + " picks ", card(e.card), " from the open pile")
+        : line(who(e.seat) + " draws from the deck");
+      case "discard": return line(who(e.seat) + " discards ", card(e.card));
+      case "drop": return line(who(e.seat) + " drops (" + e.points + " pts)");
+      case "finish": return line(who(e.seat) + " puts a card in the finish slot");
+      case "declaration": return line(who(e.seat) + (e.valid ? " declares: valid show" : " declares: wrong show"));
+      case "show": return line(who(e.seat) + " shows: " + e.points + " pts");
+      case "deal_over": return line("Deal over: " + (e.winner != null ? who(e.winner) + " wins" : ""));
+      case "scores": return line("Scores: " + Object.keys(e.scores || {}).map(function (s) { return who(s) + " " + e.scores[s]; }).join(", "));
+      default: return line(String(e.type).replace(/_/g, " "));
     }
   }
   function show(n) {
@@ -87,9 +97,9 @@
       else if (e.type === "discard") open.push(e.card);
       else if (e.type === "reshuffle") { closed = null; open = open.slice(-1); }
     }
-    document.getElementById("replay-open").innerHTML = open.length ? card(open[open.length - 1]) : "—";
+    document.getElementById("replay-open").replaceChildren(open.length ? card(open[open.length - 1]) : "—");
     document.getElementById("replay-closed").textContent = closed != null ? closed + " cards" : "—";
-    document.getElementById("replay-now").innerHTML = describe(events[step]);
+    document.getElementById("replay-now").replaceChildren(describe(events[step]));
     document.getElementById("replay-step").textContent = "move " + (step + 1) + " of " + events.length;
     items.forEach(function (li, k) {
       li.classList.toggle("current", k === step);

@@ -70,7 +70,12 @@ def test_every_page_runs_clean_under_the_policy(
     seen = watch(page)
     base = live_server_url
 
-    for path, name in (("/accounts/login/", "login"), ("/accounts/signup/", "signup")):
+    for path, name in (
+        ("/", "landing"),
+        ("/rules/", "rules"),
+        ("/accounts/login/", "login"),
+        ("/accounts/signup/", "signup"),
+    ):
         _open(page, base + path, name, f"{device}-{name}")
         seen.assert_clean(name)
 
@@ -83,6 +88,7 @@ def test_every_page_runs_clean_under_the_policy(
         "profile": "/accounts/profile/",
         "history": "/history/",
         "deal replay": f"/history/deals/{site_rows['deal']}/",
+        "rules": "/rules/",
     }
     for name, path in pages.items():
         _open(page, base + path, name, f"{device}-{name.replace(' ', '-')}")

@@ -45,12 +45,14 @@ def test_signup_rejects_mismatched_passwords(client: Client) -> None:
 
 def test_login_and_logout(client: Client) -> None:
     User.objects.create_user("ravi", password="rummy-ravi-2026")
-    assert client.get(reverse("lobby")).status_code == 302  # anonymous goes to login
+    landing = client.get(reverse("lobby"))  # a visitor gets the landing page, not the lobby
+    assert b'id="landing-signup"' in landing.content and b'id="lobby-tables"' not in landing.content
+    assert client.get(reverse("wallet")).status_code == 302  # the player's pages send visitors to log in
     response = client.post(reverse("login"), {"username": "ravi", "password": "rummy-ravi-2026"})
     assert response.status_code == 302
-    assert client.get(reverse("lobby")).status_code == 200
+    assert b'id="lobby-tables"' in client.get(reverse("lobby")).content
     client.post(reverse("logout"))
-    assert client.get(reverse("lobby")).status_code == 302
+    assert b'id="lobby-tables"' not in client.get(reverse("lobby")).content
 
 
 def test_wrong_password_is_refused(client: Client) -> None:
@@ -91,3 +93,29 @@ def test_healthz_reports_the_database(client: Client) -> None:
     response = client.get(reverse("healthz"))
     assert response.status_code == 200
     assert response.json()["ok"] is True
+
+
+def test_the_landing_page_leads_to_sign_up_log_in_and_the_rules(client: Client) -> None:
+    page = client.get("/").content.decode()
+    for url in (reverse("signup"), reverse("login"), reverse("rules")):
+        assert f'href="{url}"' in page
+    rules = client.get(reverse("rules")).content.decode()
+    for words in ("pure sequence", "impure sequence", "Set", "joker", "80 points", "Rejoining", "split"):
+        assert words.lower() in rules.lower(), words
+    assert 'class="pcard red' in rules and "♥" in rules  # card pictures, drawn in HTML
+    assert "<img" not in rules  # no images, let alone foreign ones
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 301 and icon["Location"].endswith("img/favicon.svg")
+
+
+def test_the_rules_are_linked_from_the_lobby_and_the_table_and_the_icon_is_served(client: Client) -> None:
+    from tests.tables.conftest import make_table
+
+    table = make_table()
+    client.force_login(User.objects.create_user("ravi", password="rummy-ravi-2026"))
+    for url in (reverse("lobby"), reverse("table", args=[table.pk])):
+        page = client.get(url).content.decode()
+        assert f'href="{reverse("rules")}"' in page, url
+        assert 'rel="icon" href="/static/img/favicon.svg"' in page
+    svg = client.get("/static/img/favicon.svg")
+    assert svg.status_code == 200 and b"<svg" in b"".join(svg.streaming_content)

@@ -99,6 +99,7 @@ def site_pages(client: Client) -> dict[str, str]:
         "profile": "/accounts/profile/",
         "history": "/history/",
         "deal replay": f"/history/deals/{deal.pk}/",
+        "rules": "/rules/",
         "api docs": "/api/docs/",
         "api docs script": "/api/docs/?script=",
         "api schema": "/api/schema/",
@@ -119,7 +120,7 @@ def test_every_page_sends_the_policy_and_has_no_inline_script(client: Client) ->
 
 
 def test_visitor_pages_and_admin_send_the_policy(client: Client) -> None:
-    for url in ("/accounts/login/", "/accounts/signup/", "/admin/login/"):
+    for url in ("/", "/rules/", "/accounts/login/", "/accounts/signup/", "/admin/login/"):
         response = client.get(url)
         assert response.status_code == 200, url
         assert_strict_policy(response["Content-Security-Policy"])

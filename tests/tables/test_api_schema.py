@@ -126,6 +126,34 @@ def test_every_api_answer_matches_the_schema(client: Client, check: Checker, clo
     check.call("post", "/api/wallet/daily/", "/api/wallet/daily/", 201)
     check.call("post", "/api/wallet/daily/", "/api/wallet/daily/", 409)
 
+    # practice on demand
+    made = check.call(
+        "post",
+        "/api/practice/",
+        "/api/practice/",
+        201,
+        data={"format": "61", "seats": 3},
+        content_type="application/json",
+    )
+    assert made["url"] == f"/tables/{made['table']}/" and made["game"]
+    check.call(
+        "post",
+        "/api/practice/",
+        "/api/practice/",
+        400,
+        data={"format": "61", "seats": 9},
+        content_type="application/json",
+    )
+    # still playing the 61 practice game: another kind must wait until it is finished or left
+    check.call(
+        "post",
+        "/api/practice/",
+        "/api/practice/",
+        409,
+        data={"format": "201", "seats": 2},
+        content_type="application/json",
+    )
+
     documented = {
         (method, path, int(status))
         for path, item in _schema()["paths"].items()
