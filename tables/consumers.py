@@ -21,9 +21,11 @@ from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 
 from game_engine.errors import RummyError
 from tables import notify, protocol, reminders, resync, selectors, services, sockets
+from tables.dbretry import once_more_on_dropped_connection
 from tables.errors import NoGameRunning, TableError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
@@ -45,6 +47,7 @@ def _db(func: Callable[..., Any]) -> Callable[..., Any]:
     connection; actions at one table still queue on the game's row lock.
     """
     global _db_pool
+    func = once_more_on_dropped_connection(func)  # a dropped connection costs a retry, not the socket
     threads = settings.WS_DB_THREADS
     if threads <= 0:
         return database_sync_to_async(func)
@@ -254,6 +257,14 @@ class TableConsumer(_Consumer):
             answer = {"ok": False, "error": error_payload(exc.code, str(exc))}
         except (TableError, RummyError, WalletError) as exc:
             answer = {"ok": False, "error": error_payload(exc)}
+        except DatabaseError:  # the database away even after a retry (tables.dbretry): the client resends
+            logger.exception(
+                "action of user %s at table %s failed on the database", self.user.pk, self.table_id
+            )
+            answer = {
+                "ok": False,
+                "error": error_payload("unavailable", "the game could not be reached; send the action again"),
+            }
         await self.send_json({"type": "result", "request_id": request_id, **answer})
 
     # ------------------------------------------------------------------ server -> client

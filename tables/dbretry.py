@@ -1,0 +1,50 @@
+"""A database call that finds its connection dead runs once more on a fresh connection.
+
+With persistent connections (``DB_CONN_MAX_AGE``) and no per-call health check,
+a connection the database dropped (``pg_terminate_backend``, a restart, a
+failover) is noticed only by the next query on it, which fails. For a socket's
+action that failure closed the socket (1011). Here the dead connection is
+closed and the call made once more; a game action is safe to repeat, because a
+seated player's accepted action is remembered by its request id (a commit that
+did go through answers the same the second time) and a refused one changed nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.db import DatabaseError, connection
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _connection_is_dead() -> bool:
+    if connection.in_atomic_block:  # inside someone's transaction: theirs to handle
+        return False
+    if connection.connection is None:
+        return True
+    try:
+        return not connection.is_usable()
+    except Exception:
+        return True
+
+
+def once_more_on_dropped_connection(func: Callable[..., T]) -> Callable[..., T]:
+    """``func``, run again once on a fresh connection if it failed because its connection was dead."""
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> T:
+        try:
+            return func(*args, **kwargs)
+        except DatabaseError as exc:
+            if not _connection_is_dead():
+                raise
+            logger.warning("database connection lost (%s); trying once more on a new one", exc)
+            connection.close()
+            return func(*args, **kwargs)
+
+    return call
