@@ -15,8 +15,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
 from rummy_site.ws_security import SameOriginValidator  # noqa: E402
+
+limit_send_buffer(settings.WS_MAX_SEND_BUFFER)  # Daphne: close a socket whose client does not read
 
 application = ProtocolTypeRouter(
     {

@@ -90,6 +90,8 @@ WS_DB_THREADS = _int("WS_DB_THREADS", 0)
 #: Messages a second one socket may send (bursts of WS_MESSAGE_BURST); past that, errors, then a close (4429).
 WS_MESSAGES_PER_SECOND = _int("WS_MESSAGES_PER_SECOND", 10)
 WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)
+#: Bytes Daphne may hold for one socket whose client does not read; past that it is closed.
+WS_MAX_SEND_BUFFER = _int("WS_MAX_SEND_BUFFER", 1024 * 1024)
 #: Sockets one user may hold open on one Daphne process.
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).

@@ -1,0 +1,106 @@
+"""A client that never reads is closed by Daphne instead of growing it (``WS_MAX_SEND_BUFFER``).
+
+A real Daphne, and a raw socket with a tiny receive buffer that completes the
+handshake, then asks for snapshot after snapshot and reads nothing. Daphne kept
+every answer in memory (+280 MB in two seconds); now it drops the connection
+once what waits for that client passes the limit, and keeps serving others.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import struct
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tables import services
+from tests.helpers import session_cookie
+from tests.tables.conftest import make_player, make_table
+from tests.tables.procs import Proc, private_redis, start_daphne
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
+
+
+def _frame(text: str) -> bytes:
+    """One masked text frame, as a client must send it."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    header = bytes([0x81])
+    if len(payload) < 126:
+        header += bytes([0x80 | len(payload)])
+    else:
+        header += bytes([0x80 | 126]) + struct.pack("!H", len(payload))
+    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _open_without_reading(port: int, path: str, cookie: str) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a client that takes almost nothing
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
+        ).encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        assert chunk, "the handshake was refused"
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return sock
+
+
+@pytest.fixture
+def redis_db(require_postgres: None, require_redis: str) -> Iterator[str]:
+    with private_redis(require_redis) as url:
+        yield url
+
+
+def test_a_client_that_does_not_read_is_closed(redis_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WS_MAX_SEND_BUFFER", str(64 * 1024))
+    monkeypatch.setenv("WS_MESSAGES_PER_SECOND", "100000")
+    monkeypatch.setenv("WS_MESSAGE_BURST", "100000")
+    table = make_table(seats=2, fee=0)
+    users = [make_player("asha"), make_player("ravi")]
+    for user in users:
+        services.table_join(table_id=table.pk, user=user)
+    daphne: Proc | None = None
+    try:
+        daphne, port = start_daphne(redis_db)
+        sock = _open_without_reading(port, f"/ws/tables/{table.pk}/", session_cookie(users[0]))
+        request = _frame(json.dumps({"type": "snapshot"}))
+        closed = False
+        deadline = time.monotonic() + 90
+        sent = 0
+        while time.monotonic() < deadline:
+            try:
+                sock.sendall(request * 50)
+                sent += 50
+            except OSError:  # reset by the server: the connection was dropped
+                closed = True
+                break
+            if daphne.count("closing a WebSocket whose client does not read"):
+                closed = True
+                break
+            time.sleep(0.02)
+        assert closed, f"Daphne kept a client that read nothing after {sent} requests\n{daphne.tail()}"
+        sock.close()
+        assert daphne.alive()
+        # the server still serves a well-behaved client
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as ok:
+            ok.sendall(
+                f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+            )
+            assert ok.recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        if daphne is not None:
+            daphne.stop()
