@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connections
 from django.test import Client
 
 from accounts.models import User
@@ -95,5 +96,10 @@ def test_staff_dashboard_game_page_and_cancel(
         player_seen.assert_clean("player pages")
     finally:
         context.close()
-    assert [wallet_balance(user=p) for p in players] == [100_00] * 3
-    assert check_ledger() == []
+    try:
+        assert [wallet_balance(user=p) for p in players] == [100_00] * 3
+        assert check_ledger() == []
+    finally:
+        # under Playwright's loop these reads may open a connection of their own: close it, or the
+        # test database could not be dropped at the end of the run
+        connections.close_all()
