@@ -96,6 +96,24 @@ def _cmd_score(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Recompute a deal's deck order from its seeds (docs/fairness.md): exit 0 ok, 1 mismatch."""
+    from game_engine.fairness import verify
+
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        print(f"error: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(record, dict):
+        print("error: the file must hold one JSON object", file=sys.stderr)
+        return 2
+    ok, why = verify(record)
+    print(("ok: " if ok else "mismatch: ") + why.removeprefix("ok: "))
+    return 0 if ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m game_engine", description="Pool rummy engine tools.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -105,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--jsonl", action="store_true", help="read {cards, joker} objects from stdin")
     score.add_argument("cards", nargs="*", help="13 cards, e.g. 10H JH QH AS ...")
     score.set_defaults(handler=_cmd_score, subparser=score)
+    verify = sub.add_parser(
+        "verify",
+        help="check a deal's claimed deck order against its seeds (docs/fairness.md); exit 0 ok, 1 mismatch",
+    )
+    verify.add_argument("file", help="JSON: {server_seed, client_seeds, deal_no, decks?, commitment?, order}")
+    verify.set_defaults(handler=_cmd_verify, subparser=verify)
     return parser
 
 

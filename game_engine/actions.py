@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from game_engine.cards import Card, parse_card
 from game_engine.errors import IllegalActionError, InvalidCardError
+from game_engine.fairness import SEED_RE
 
 Groups = tuple[tuple[Card, ...], ...]
 
@@ -152,6 +153,15 @@ class Leave(Action):
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class ClientSeed(Action):
+    """The player's own seed for the verifiable shuffle (docs/fairness.md), used from the next deal."""
+
+    type: ClassVar[str] = "client_seed"
+    seat: int
+    seed: str
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     cls.type: cls
     for cls in (
@@ -169,6 +179,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         SplitAccept,
         SplitDecline,
         Leave,
+        ClientSeed,
     )
 }
 ACTION_TYPES["forfeit"] = Leave
@@ -237,4 +248,9 @@ def action_from_dict(d: Any) -> Action:
             if not isinstance(on, bool):
                 raise _bad("'on' must be a boolean")
             kwargs["on"] = on
+        elif name == "seed":
+            seed = d.get("seed")
+            if not isinstance(seed, str) or not SEED_RE.match(seed):
+                raise _bad("'seed' must be 1-64 characters of letters, digits, '_' or '-'")
+            kwargs["seed"] = seed
     return cls(**kwargs)

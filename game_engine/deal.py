@@ -14,14 +14,14 @@ the declaration deadline).
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from game_engine import events as ev
-from game_engine.cards import Card, build_packs, is_joker, parse_card, sort_key, wild_rank_for_cut
+from game_engine import fairness
+from game_engine.cards import Card, is_joker, parse_card, sort_key, wild_rank_for_cut
 from game_engine.errors import IllegalActionError, InvalidArrangementError, NotYourTurnError
 from game_engine.events import Deadline, Event
 from game_engine.formats import TableRules
@@ -41,11 +41,6 @@ WON = "won"
 SHOWN = "shown"
 
 Groups = list[list[Card]]
-
-
-def deal_rng(seed: int, deal_no: int, what: str) -> random.Random:
-    """Deterministic RNG for one shuffle of one deal (replays are exact)."""
-    return random.Random(f"{seed}:{deal_no}:{what}")
 
 
 @dataclass(slots=True)
@@ -92,6 +87,9 @@ class DealState:
     declare_deadline: int = 0
     reshuffles: int = 0
     winner: int | None = None
+    #: The verifiable shuffle (game_engine/fairness.py): secret until the deal is over.
+    server_seed: str = ""
+    client_seeds: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ copy / serialization
     def clone(self) -> DealState:
@@ -124,6 +122,8 @@ class DealState:
             declare_deadline=self.declare_deadline,
             reshuffles=self.reshuffles,
             winner=self.winner,
+            server_seed=self.server_seed,
+            client_seeds=list(self.client_seeds),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,6 +162,8 @@ class DealState:
             "declare_deadline": self.declare_deadline,
             "reshuffles": self.reshuffles,
             "winner": self.winner,
+            "server_seed": self.server_seed,
+            "client_seeds": list(self.client_seeds),
         }
 
     @classmethod
@@ -201,6 +203,8 @@ class DealState:
             declare_deadline=d["declare_deadline"],
             reshuffles=d["reshuffles"],
             winner=d["winner"],
+            server_seed=d.get("server_seed", ""),
+            client_seeds=list(d.get("client_seeds", [])),
         )
 
     # ------------------------------------------------------------------ queries
@@ -262,6 +266,10 @@ class DealState:
             "wild_rank": self.wild_rank,
             "finish_card": self.finish_slot.code if self.finish_slot else None,
             "players": players,
+            # The deal is over: its seeds are revealed (docs/fairness.md).
+            "server_seed": self.server_seed,
+            "client_seeds": list(self.client_seeds),
+            "commitment": fairness.commitment(self.server_seed),
         }
 
 
@@ -305,17 +313,22 @@ def _arr_add(d: DealState, seat: int, card: Card) -> None:
 
 
 # ---------------------------------------------------------------------- dealing
-def new_deal(deal_no: int, order: list[int], extra_ms: dict[int, int], at: int, ctx: Ctx) -> DealState:
-    """Shuffle, deal 13 each, cut the joker, turn the first open card (docs/rules.md §6, §2)."""
-    rules = ctx.rules
-    pack = build_packs(rules.decks)
-    deal_rng(ctx.seed, deal_no, "deal").shuffle(pack)
-    hands: dict[int, list[Card]] = {s: [] for s in order}
-    for _ in range(HAND_SIZE):
-        for s in order:
-            hands[s].append(pack.pop())
-    cut = pack.pop(deal_rng(ctx.seed, deal_no, "cut").randrange(len(pack)))
-    open_card = pack.pop()
+def new_deal(
+    deal_no: int,
+    order: list[int],
+    extra_ms: dict[int, int],
+    at: int,
+    ctx: Ctx,
+    *,
+    deck: list[Card],
+    server_seed: str,
+    client_seeds: list[str],
+) -> DealState:
+    """Deal ``deck`` (the fair shuffle's order, top first): 13 each, cut joker, first open card.
+
+    docs/rules.md §6, §2; the layout is ``fairness.layout`` (docs/fairness.md).
+    """
+    hands, cut, open_card, pack = fairness.layout(deck, order, HAND_SIZE)
     wild = wild_rank_for_cut(cut)
     d = DealState(
         deal_no=deal_no,
@@ -333,6 +346,8 @@ def new_deal(deal_no: int, order: list[int], extra_ms: dict[int, int], at: int, 
         turn=order[0],
         turn_started_at=at,
         charged_until=at,
+        server_seed=server_seed,
+        client_seeds=list(client_seeds),
     )
     ctx.emit(
         ev.DealStarted(
@@ -344,6 +359,8 @@ def new_deal(deal_no: int, order: list[int], extra_ms: dict[int, int], at: int, 
             wild_rank=wild,
             open_card=open_card.code,
             closed_count=len(pack),
+            commitment=fairness.commitment(server_seed),
+            client_seeds=list(client_seeds),
         )
     )
     _start_turn(d, order[0], at, ctx)
@@ -464,7 +481,7 @@ def _reshuffle(d: DealState, ctx: Ctx) -> None:
         return
     d.reshuffles += 1
     cards = d.open_pile[:-1]
-    deal_rng(ctx.seed, d.deal_no, f"reshuffle{d.reshuffles}").shuffle(cards)
+    fairness.reshuffle(cards, d.server_seed, d.client_seeds, d.deal_no, d.reshuffles)
     d.closed = cards
     d.open_pile = d.open_pile[-1:]
     ctx.emit(ev.Reshuffle(closed_count=len(d.closed), open_top=d.open_pile[-1].code))

@@ -94,7 +94,9 @@ class Toss(Event):
 @dataclass(frozen=True, slots=True)
 class DealStarted(Event):
     type: ClassVar[str] = "deal_started"
-    doc: ClassVar[str] = "a deal was dealt (docs/rules.md §6.3)"
+    doc: ClassVar[str] = (
+        "a deal was dealt (docs/rules.md §6.3); `commitment` is the SHA-256 of the secret server seed"
+    )
     deal_no: int
     order: list[int]
     dealer: int
@@ -103,6 +105,10 @@ class DealStarted(Event):
     wild_rank: int
     open_card: str
     closed_count: int
+    #: SHA-256 of the deal's secret server seed (docs/fairness.md), revealed in `deal_over`.
+    commitment: str
+    #: The players' seeds mixed into the shuffle, by engine seat.
+    client_seeds: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +222,7 @@ class DealOver(Event):
     type: ClassVar[str] = "deal_over"
     doc: ClassVar[str] = (
         "the deal's result sheet: `winner`, `declarer`, `finish_card`, and by seat `players`: "
-        "`{status, points, deal_show, reason, groups}`"
+        "`{status, points, deal_show, reason, groups}`; `server_seed` revealed (docs/fairness.md)"
     )
     deal_no: int
     winner: int | None
@@ -225,6 +231,10 @@ class DealOver(Event):
     wild_rank: int
     finish_card: str | None
     players: dict[str, dict[str, Any]]
+    #: The revealed server seed, the client seeds and the commitment (docs/fairness.md).
+    server_seed: str
+    client_seeds: list[str]
+    commitment: str
 
 
 # ---------------------------------------------------------------------- the pool game

@@ -13,10 +13,12 @@ from typing import Any
 
 from game_engine import deal as dl
 from game_engine import events as ev
+from game_engine import fairness
 from game_engine.actions import (
     Action,
     Arrange,
     AutoDrop,
+    ClientSeed,
     Discard,
     Draw,
     Drop,
@@ -31,7 +33,7 @@ from game_engine.actions import (
     Timeout,
     action_from_dict,
 )
-from game_engine.cards import RANKS, SUITS, Card, parse_card, toss_key
+from game_engine.cards import Card, parse_card, toss_key
 from game_engine.errors import IllegalActionError, PoolRuleError, RummyError, SplitRuleError
 from game_engine.events import Deadline, Event
 from game_engine.formats import TableRules
@@ -62,6 +64,9 @@ class PlayerState:
     fees_paid: int = 0
     auto_drop: bool = False
     extra_ms: int = 0
+    #: This player's seed for the shuffle (docs/fairness.md); generated when they sent none.
+    client_seed: str = ""
+    client_seed_generated: bool = True
 
     def clone(self) -> PlayerState:
         return PlayerState(
@@ -74,6 +79,8 @@ class PlayerState:
             self.fees_paid,
             self.auto_drop,
             self.extra_ms,
+            self.client_seed,
+            self.client_seed_generated,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,6 +94,8 @@ class PlayerState:
             "fees_paid": self.fees_paid,
             "auto_drop": self.auto_drop,
             "extra_ms": self.extra_ms,
+            "client_seed": self.client_seed,
+            "client_seed_generated": self.client_seed_generated,
         }
 
     @classmethod
@@ -116,6 +125,9 @@ class GameState:
     last_result: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     now: int = 0
+    #: The secret server seed of the next deal (docs/fairness.md), drawn by the server; with
+    #: None, the next deal derives one from ``seed`` (simulations and tests).
+    next_server_seed: str | None = None
 
     # ------------------------------------------------------------------ queries
     @property
@@ -171,6 +183,7 @@ class GameState:
             last_result=self.last_result,  # never mutated in place
             result=self.result,  # never mutated in place
             now=self.now,
+            next_server_seed=self.next_server_seed,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -199,6 +212,7 @@ class GameState:
             "last_result": self.last_result,
             "result": self.result,
             "now": self.now,
+            "next_server_seed": self.next_server_seed,
         }
 
     @classmethod
@@ -228,6 +242,7 @@ class GameState:
                 last_result=d["last_result"],
                 result=d["result"],
                 now=d["now"],
+                next_server_seed=d.get("next_server_seed"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, RummyError):
@@ -244,12 +259,20 @@ def _copy_offer(o: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------------- construction
-def new_game(rules: TableRules, players: list[tuple[str, str]], seed: int | None, at: int) -> GameState:
+def new_game(
+    rules: TableRules,
+    players: list[tuple[str, str]],
+    seed: int | None,
+    at: int,
+    client_seeds: list[str | None] | None = None,
+) -> GameState:
     """A pool game (or a points-rummy deal) for ``players`` = [(player id, display name)] by seat.
 
     The state starts in phase "dealing" with a "next_deal" deadline at ``at``: the
     server applies ``start_deal`` (or ``timeout``) to toss and deal the first hand.
     With ``seed`` None a seed is drawn from ``secrets`` (unpredictable, replayable).
+    ``client_seeds`` by seat (docs/fairness.md): a seat without one gets a seed derived
+    from ``seed`` and is marked as generated.
     """
     if not rules.min_players <= len(players) <= rules.max_players:
         raise PoolRuleError(
@@ -260,12 +283,24 @@ def new_game(rules: TableRules, players: list[tuple[str, str]], seed: int | None
         raise PoolRuleError("player ids must be distinct")
     if seed is None:
         seed = secrets.randbits(63)
+    given = list(client_seeds or [])
+    given += [None] * (len(players) - len(given))
+    for c in given:
+        if c is not None and not fairness.valid_client_seed(c):
+            raise PoolRuleError(f"bad client seed {c!r}")
     return GameState(
         rules=rules,
         seed=seed,
         players=[
-            PlayerState(id=str(pid), name=str(name), fees_paid=rules.entry_fee, extra_ms=rules.extra_time_ms)
-            for pid, name in players
+            PlayerState(
+                id=str(pid),
+                name=str(name),
+                fees_paid=rules.entry_fee,
+                extra_ms=rules.extra_time_ms,
+                client_seed=c if c is not None else fairness.derived_seed(str(seed), f"client:{i}")[:32],
+                client_seed_generated=c is None,
+            )
+            for i, ((pid, name), c) in enumerate(zip(players, given, strict=True))
         ],
         started=len(players),
         phase=DEALING,
@@ -339,6 +374,10 @@ def _dispatch(s: GameState, a: Action, ctx: dl.Ctx) -> None:
         p.auto_drop = on
         if on and s.phase == PLAYING and s.deal is not None and dl.auto_drop_now(s.deal, a.seat, at, ctx):
             _after_deal_step(s, at, ctx)
+    elif isinstance(a, ClientSeed):
+        # Used from the next deal on: the current deal's seeds were fixed when it was dealt.
+        s.players[a.seat].client_seed = a.seed
+        s.players[a.seat].client_seed_generated = False
     elif isinstance(a, Rejoin):
         _rejoin(s, a.seat, at, ctx)
     elif isinstance(a, SplitAccept | SplitDecline):
@@ -370,16 +409,9 @@ def _after_deal_step(s: GameState, at: int, ctx: dl.Ctx) -> None:
 
 
 # ---------------------------------------------------------------------- toss and deals
-def _toss(s: GameState, seats: list[int], ctx: dl.Ctx) -> list[int]:
-    """Toss (docs/rules.md §6): one card each, highest plays first; exact duplicates re-tossed."""
-    pack = [Card(r, su) for su in SUITS for r in RANKS] * s.rules.decks
-    attempt = 0
-    while True:
-        rng = dl.deal_rng(s.seed, s.deal_no + 1, f"toss{attempt}")
-        cards = rng.sample(pack, len(seats))
-        if len(set(cards)) == len(cards):
-            break
-        attempt += 1
+def _toss(s: GameState, seats: list[int], cards: list[Card], ctx: dl.Ctx) -> list[int]:
+    """Toss (docs/rules.md §6): one card each, highest plays first; the cards come from the
+    deal's fair stream (``fairness.deal_stream``), which already re-drew exact duplicates."""
     s.toss = dict(zip(seats, cards, strict=True))
     order = sorted(seats, key=lambda x: toss_key(s.toss[x]), reverse=True)
     ctx.emit(ev.Toss(cards={str(k): c.code for k, c in s.toss.items()}, order=order, dealer=order[-1]))
@@ -388,8 +420,16 @@ def _toss(s: GameState, seats: list[int], ctx: dl.Ctx) -> list[int]:
 
 def _start_deal(s: GameState, at: int, ctx: dl.Ctx) -> None:
     live = s.live_seats()
-    if s.need_toss or not s.order:
-        order = _toss(s, live, ctx)
+    deal_no = s.deal_no + 1
+    server_seed = s.next_server_seed or fairness.derived_seed(str(s.seed), f"server:{deal_no}")
+    s.next_server_seed = None
+    client_seeds = [p.client_seed or f"seat{i}" for i, p in enumerate(s.players)]
+    tossing = s.need_toss or not s.order
+    shuffled = fairness.deal_stream(
+        server_seed, client_seeds, deal_no, s.rules.decks, toss_seats=len(live) if tossing else 0
+    )
+    if tossing:
+        order = _toss(s, live, shuffled.toss, ctx)
         s.need_toss = False
     else:
         # The previous first player becomes the dealer: rotate by one (docs/rules.md §6).
@@ -401,7 +441,16 @@ def _start_deal(s: GameState, at: int, ctx: dl.Ctx) -> None:
     s.rejoin_offer = None
     s.split_offer = None
     banks = {x: s.players[x].extra_ms for x in order}
-    s.deal = dl.new_deal(s.deal_no, order, banks, at, ctx)
+    s.deal = dl.new_deal(
+        s.deal_no,
+        order,
+        banks,
+        at,
+        ctx,
+        deck=shuffled.deck,
+        server_seed=server_seed,
+        client_seeds=client_seeds,
+    )
     _after_deal_step(s, at, ctx)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from game_engine import deal as dl
+from game_engine import fairness
 from game_engine.cards import Card, is_joker
 from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GameState
 
@@ -107,6 +108,7 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
         ),
         "last_result": state.last_result,
         "result": state.result,
+        "fairness": _fairness(state),
         "legal": legal_actions(state, seat),
         "auto_drop": state.players[seat].auto_drop
         if seat is not None and 0 <= seat < len(state.players)
@@ -151,6 +153,24 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
     )
     _add_private(state, seat, view)
     return view
+
+
+def _fairness(state: GameState) -> dict[str, Any]:
+    """The shuffle's public side (docs/fairness.md): commitments, never a secret seed.
+
+    ``commitment`` is the current (or last) deal's; ``next_commitment`` the next deal's,
+    published before that deal is dealt. A deal's seed is revealed only in its result.
+    """
+    d = state.deal
+    return {
+        "deal_no": d.deal_no if d is not None else None,
+        "commitment": fairness.commitment(d.server_seed) if d is not None and d.server_seed else None,
+        "next_commitment": fairness.commitment(state.next_server_seed) if state.next_server_seed else None,
+        "client_seeds": [
+            {"seat": i, "seed": p.client_seed, "generated": p.client_seed_generated}
+            for i, p in enumerate(state.players)
+        ],
+    }
 
 
 def _add_private(state: GameState, seat: int | None, view: dict[str, Any]) -> None:

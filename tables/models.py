@@ -191,6 +191,8 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
     #: Set when the player left before the game started (their fee was refunded).
     left_at = models.DateTimeField(null=True, blank=True)
+    #: The player's seed for the shuffle, sent with the join (docs/fairness.md); blank: generated.
+    client_seed = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["position"]
@@ -219,6 +221,12 @@ class Deal(models.Model):
     #: The deal's result as the engine reports it: shown groups, points, running scores.
     result = models.JSONField(null=True, blank=True)
     players = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="deals", blank=True)
+    #: The verifiable shuffle (docs/fairness.md): the commitment from the start, the seed once over.
+    commitment = models.CharField(max_length=64, blank=True, default="")
+    server_seed = models.CharField(max_length=64, blank=True, default="")
+    client_seeds = models.JSONField(default=list, blank=True)
+    #: The deck order the deal was dealt from (top first), recorded at its start: staff only.
+    dealt_order = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["game_id", "number"]

@@ -151,20 +151,27 @@ class _AutoDrop(_Action):
     on: StrictBool = True
 
 
+class _ClientSeed(_Action):
+    """The player's seed for the shuffle (docs/fairness.md), used from the next deal."""
+
+    type: Literal["client_seed"]
+    seed: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
 class _Bare(_Action):
     type: Literal["drop", "im_back", "rejoin", "split_accept", "split_decline", "leave"]
 
 
 _ACTION = TypeAdapter(
     Annotated[
-        _Draw | _Discard | _Finish | _Show | _Arrange | _AutoDrop | _Bare,
+        _Draw | _Discard | _Finish | _Show | _Arrange | _AutoDrop | _ClientSeed | _Bare,
         Field(discriminator="type"),
     ]
 )
 #: Action types a player may send; everything else (timeout, start_deal) is the server's.
 PLAYER_ACTIONS = frozenset(
     {"draw", "discard", "finish", "show", "arrange", "drop", "auto_drop"}
-    | {"im_back", "rejoin", "split_accept", "split_decline", "leave"}
+    | {"im_back", "rejoin", "split_accept", "split_decline", "leave", "client_seed"}
 )
 
 

@@ -155,3 +155,17 @@ def deal_detail(*, deal: Deal) -> dict[str, Any]:
         "result": deal.result,
         "events": [dict(e.as_message(), version=e.version) for e in events],
     }
+
+
+def deal_fairness(*, deal: Deal) -> dict[str, Any] | None:
+    """What a finished deal's "Verify this deal" needs (docs/fairness.md); None before it is over."""
+    if deal.finished_at is None or not deal.server_seed:
+        return None
+    return {
+        "server_seed": deal.server_seed,
+        "client_seeds": list(deal.client_seeds),
+        "deal_no": deal.number,
+        "decks": deal.game.table.settings.rules().decks,
+        "commitment": deal.commitment,
+        "order": list(deal.dealt_order),
+    }

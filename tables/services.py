@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,9 +19,10 @@ from django.db import transaction
 
 from accounts import play as accounts_play
 from accounts.models import User
+from game_engine import fairness
 from game_engine.errors import RummyError
 from game_engine.events import Event, GameOver, GameStarted, Rejoined, SeatLeft, SeatTaken, to_wire
-from game_engine.game import GameState, apply, new_game
+from game_engine.game import FINISHED, GameState, apply, new_game
 from game_engine.views import views_for_all
 from tables import clock, gamerows, notify, practice, protocol, restrictions
 from tables.errors import (
@@ -63,12 +65,15 @@ SWEEP_GRACE = timedelta(seconds=1)
 # seats before the game
 # ---------------------------------------------------------------------------
 @retry_on_conflict
-def table_join(*, table_id: int, user: User) -> Seat:
+def table_join(*, table_id: int, user: User, client_seed: str | None = None) -> Seat:
     """Pay the entry fee and take a seat, in one transaction.
 
     Starts the game when the last seat is taken, or the start countdown once
-    two players are seated.
+    two players are seated. ``client_seed``: the player's seed for the shuffle
+    (docs/fairness.md); without one the engine generates one and says so.
     """
+    if client_seed is not None and not fairness.valid_client_seed(client_seed):
+        raise TableError("the client seed must be 1-64 letters, digits, '_' or '-'")
     with transaction.atomic():
         table = _lock_table(table_id)
         settings = table.settings
@@ -98,7 +103,9 @@ def table_join(*, table_id: int, user: User) -> Seat:
                 idempotency_key=f"join:{game.pk}:{user.pk}:{attempt}",
                 memo=f"Entry fee, {table.name}",
             )
-        seat = Seat.objects.create(game=game, position=position, user=user, is_bot=_is_bot(user))
+        seat = Seat.objects.create(
+            game=game, position=position, user=user, is_bot=_is_bot(user), client_seed=client_seed or ""
+        )
         seats.append(seat)
         if len(seats) == settings.seats:
             _start_game(game, seats)
@@ -509,7 +516,15 @@ def _start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
     game.bot_seats = [s.engine_seat for s in ordered if s.is_bot]
     rules = game.table.settings.rules()
     at = clock.now_ms()
-    state = new_game(rules, [(str(s.user_id), s.user.table_name) for s in ordered], seed=game.seed, at=at)
+    state = new_game(
+        rules,
+        [(str(s.user_id), s.user.table_name) for s in ordered],
+        seed=game.seed,
+        at=at,
+        client_seeds=[s.client_seed or None for s in ordered],
+    )
+    # The first deal's secret seed (docs/fairness.md); later ones are drawn in ``_save``.
+    state.next_server_seed = secrets.token_hex(32)
     state.version = game.version  # the start is the next version after the last seat change
     game.seed = state.seed
     game.status = PoolGame.Status.RUNNING
@@ -533,13 +548,22 @@ def _save(
     and ``also`` (what the caller changed on ``game`` before).
     """
     now = clock.now()
+    if new.phase != FINISHED and new.next_server_seed is None:
+        # The next deal's secret seed, drawn now so its commitment is public before it is dealt.
+        new.next_server_seed = secrets.token_hex(32)
     game.state = new.to_dict()
     game.version = new.version
     deadline = new.deadline
     game.deadline_at = clock.from_ms(deadline.at_ms) if deadline else None
     game.deadline_kind = deadline.kind if deadline else ""
     if new.deal_no != old.deal_no:
-        deal = Deal.objects.create(game=game, number=new.deal_no, started_at=now)
+        commitment, dealt = "", []
+        if new.deal is not None:
+            commitment = fairness.commitment(new.deal.server_seed)
+            dealt = _dealt_order(new)
+        deal = Deal.objects.create(
+            game=game, number=new.deal_no, started_at=now, commitment=commitment, dealt_order=dealt
+        )
         if new.deal is not None:
             user_ids = [int(new.players[s].id) for s in new.deal.order]
             deal.players.set(User.objects.filter(pk__in=user_ids))
@@ -550,7 +574,10 @@ def _save(
             "scores": {str(i): p.score for i, p in enumerate(new.players)},
         }
         Deal.objects.filter(game=game, number=new.last_result["deal_no"]).update(
-            result=result, finished_at=now
+            result=result,
+            finished_at=now,
+            server_seed=new.last_result["server_seed"],
+            client_seeds=new.last_result["client_seeds"],
         )
     game.event_count += gamerows.append_events(
         game_id=game.pk,
@@ -568,6 +595,13 @@ def _save(
     lobby = any(e.type in ("game_started", "game_over") for e in events)
     seat_of = {p.id: i for i, p in enumerate(new.players)}
     _after_commit(game, events, bot_due=bot_due, views=views, seat_of=seat_of, lobby=lobby)
+
+
+def _dealt_order(state: GameState) -> list[str]:
+    """The deck the new deal was dealt from, read back from the state at its start."""
+    d = state.deal
+    assert d is not None
+    return fairness.dealt_deck(d.hands, d.order, d.cut_joker, d.open_pile[0], d.closed)
 
 
 def _moves_money(event: Event) -> bool:

@@ -42,7 +42,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @require_POST
 def join(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
-        services.table_join(table_id=table_id, user=request.user)
+        seed = request.POST.get("client_seed") or None  # docs/fairness.md: the browser's own seed
+        services.table_join(table_id=table_id, user=request.user, client_seed=seed)
     except (TableError, WalletError) as exc:
         messages.error(request, str(exc))
         return redirect("lobby")
@@ -95,4 +96,8 @@ def history(request: HttpRequest) -> HttpResponse:
 @login_required
 def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
     deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
-    return render(request, "tables/deal.html", {"deal": selectors.deal_detail(deal=deal)})
+    return render(
+        request,
+        "tables/deal.html",
+        {"deal": selectors.deal_detail(deal=deal), "fairness": selectors.deal_fairness(deal=deal)},
+    )

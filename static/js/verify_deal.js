@@ -1,0 +1,15 @@
+// "Verify this deal" on the deal page: recompute the order in the browser (static/js/fairness.js).
+import { verifyDeal } from "./fairness.js";
+
+const data = document.getElementById("deal-fairness-data");
+const button = document.getElementById("verify-deal");
+const out = document.getElementById("verify-result");
+if (data && button && out) {
+  const record = JSON.parse(data.textContent);
+  button.addEventListener("click", async () => {
+    out.textContent = "checking…";
+    const res = await verifyDeal(record, record.order);
+    out.textContent = (res.ok ? "✓ verified: " : "✗ failed: ") + res.reason;
+    out.dataset.ok = res.ok ? "true" : "false";
+  });
+}
