@@ -4,6 +4,16 @@
   "use strict";
   var grid = document.getElementById("lobby-tables");
   var form = document.getElementById("lobby-filters");
+  // docs/fairness.md: this browser's own seed for the shuffle, sent with the join.
+  function clientSeed() {
+    var b = crypto.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
+  }
+  document.querySelectorAll('form[action$="/join/"]').forEach(function (f) {
+    var input = document.createElement("input");
+    input.type = "hidden"; input.name = "client_seed"; input.value = clientSeed();
+    f.appendChild(input);
+  });
   if (!grid || !form) return;
   var live = document.getElementById("lobby-live");
   var attempts = 0;
@@ -38,6 +48,7 @@
     if (t.status === "open" && !t.private) {
       footer.appendChild(el("form", { method: "post", action: url + "join/", className: "inline" }, [
         el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: grid.dataset.csrf || "" }),
+        el("input", { type: "hidden", name: "client_seed", value: clientSeed() }),
         el("button", { type: "submit", className: "primary join-btn" }, ["Join · " + t.entry_fee_display]),
       ]));
     }

@@ -4,16 +4,17 @@ verification over several deals of a whole bot game, and flags a tampered order.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 
 from game_engine import fairness
-from tables.models import Deal
+from tables.models import Deal, Seat
 from tests.e2e.conftest import ARTIFACTS, DESKTOP
 from tests.e2e.watch import log_in
-from tests.tables.conftest import make_player
+from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -88,3 +89,24 @@ def test_browser_verification_agrees_with_the_server_and_flags_tampering(
     assert text.startswith("✗ failed") and "commitment" in text, text
     page.screenshot(path=str(ARTIFACTS / "verify-deal-tampered.png"), full_page=True)
     assert errors == []
+
+
+@pytest.fixture
+def lobby_rows(transactional_db: None) -> int:
+    player = make_player("sita")
+    player.set_password(PASSWORD)
+    player.save()
+    return int(make_table("101", fee=500, seats=3).pk)
+
+
+def test_joining_from_the_lobby_sends_the_browsers_own_client_seed(
+    lobby_rows: int, live_server_url: str, browser: Any
+) -> None:
+    page = browser.new_page(**DESKTOP)
+    log_in(page, live_server_url, "sita", PASSWORD)
+    page.goto(f"{live_server_url}/")
+    page.wait_for_selector(f".table-tile[data-table-id='{lobby_rows}']")
+    page.click(f".table-tile[data-table-id='{lobby_rows}'] .join-btn")
+    page.wait_for_url(f"**/tables/{lobby_rows}/")
+    seat = Seat.objects.get(user__username="sita")
+    assert re.fullmatch(r"[0-9a-f]{32}", seat.client_seed), seat.client_seed
