@@ -1,0 +1,264 @@
+"""Bot games over two Daphnes, a Celery worker, beat and a Redis of the test's own, each killed in turn.
+
+In turn, mid-game: a Daphne (SIGKILL; its players reconnect to the other), the
+worker, the worker and beat together, Redis for one second and for fifteen.
+Every process comes back (as its supervisor would restart it). Then every game
+must finish; every move acknowledged to a client is in the event log; no
+version was applied twice; no player was charged a missed turn while their
+socket was connected and behind; the ledger is clean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
+
+from tables import services
+from tables.models import GameEvent, PoolGame
+from tests.helpers import session_cookie
+from tests.tables.conftest import make_player, make_table
+from tests.tables.procs import (
+    Proc,
+    free_port,
+    point_celery_at,
+    start_beat,
+    start_daphne,
+    start_redis_server,
+    start_worker,
+    wait_until,
+)
+from wallet.audit import check_ledger
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
+
+TABLES = 3
+GAMES_SECONDS = 420.0
+THINK = 0.5  # a bot's pause before it acts: the games last long enough for every fault
+
+
+@dataclass
+class Bot:
+    """One player: a socket to whichever Daphne is up, reconnecting when it drops."""
+
+    name: str
+    cookie: str
+    strategy: str  # "drop" or "play"
+    sessions: list[list[int]] = field(default_factory=list)  # versions shown, per connection
+    acked: list[tuple[str, int]] = field(default_factory=list)  # (request id, version) of accepted moves
+    sent: int = 0
+    over: bool = False
+    over_at: float = 0.0
+
+    async def play(self, table_id: int, ports: list[int], until: float) -> None:
+        attempt = 0
+        while not self.over:
+            if time.monotonic() > until:
+                raise TimeoutError(f"{self.name}: no game_over within {GAMES_SECONDS:.0f} s")
+            port = ports[attempt % len(ports)]
+            attempt += 1
+            try:
+                await self._session(table_id, port, until)
+            except (ConnectionClosed, OSError, TimeoutError):
+                await asyncio.sleep(0.5)
+
+    async def _session(self, table_id: int, port: int, until: float) -> None:
+        async with connect(
+            f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
+            origin=Origin(f"http://127.0.0.1:{port}"),
+            additional_headers={"Cookie": self.cookie},
+            proxy=None,
+            open_timeout=5,
+        ) as ws:
+            shown: list[int] = []
+            self.sessions.append(shown)
+            acted_on, pending, latest = -1, None, None
+            while not self.over and time.monotonic() < until:
+                try:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=2))
+                except TimeoutError:
+                    message = None
+                if message is not None:
+                    kind = message.get("type")
+                    if kind == "result":
+                        if message.get("ok") and message.get("request_id") == pending:
+                            self.acked.append((pending, int(message["version"])))
+                        if message.get("request_id") == pending:
+                            pending = None
+                            if not message.get("ok"):
+                                acted_on = -1  # refused (say the database was away): decide again
+                    elif kind in ("snapshot", "update"):
+                        latest = message
+                        shown.append(int(message["version"]))
+                        over = any(e["type"] == "game_over" for e in message.get("events") or [])
+                        if over or (message.get("game") or {}).get("status") == "finished":
+                            self.over, self.over_at = True, time.monotonic()
+                if pending is not None or latest is None or latest["version"] <= acted_on:
+                    continue
+                action = self.choose(latest.get("view"))
+                if action is None:
+                    continue
+                await asyncio.sleep(THINK)
+                self.sent += 1
+                pending = f"{self.name}-{self.sent}"
+                acted_on = latest["version"]
+                await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
+
+    def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:
+        if view is None or view.get("phase") != "playing" or view.get("deal_phase") != "turn":
+            return None
+        if view.get("turn") != view.get("seat"):
+            return None
+        if self.strategy == "drop":
+            return {"type": "drop"}
+        if not view["has_drawn"]:
+            return {"type": "draw", "source": "closed"}
+        return {"type": "discard", "card": view["drawn_card"]}
+
+
+@pytest.fixture
+def redis_port(require_postgres: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    port = free_port()
+    point_celery_at(f"redis://127.0.0.1:{port}/0", monkeypatch)
+    yield port
+
+
+def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: int, tmp_path: Path) -> None:
+    url = f"redis://127.0.0.1:{redis_port}/0"
+    procs: dict[str, Proc] = {}
+    log: list[str] = []
+    done_at: list[float] = []
+
+    def stop_all() -> None:
+        for proc in procs.values():
+            proc.stop()
+
+    try:
+        procs["redis"] = start_redis_server(redis_port)
+        procs["worker"] = start_worker(url, tmp_path, beat=False)
+        procs["beat"] = start_beat(url, tmp_path, sweep_seconds=2)
+        procs["daphne-a"], port_a = start_daphne(url, name="daphne-a")
+        procs["daphne-b"], port_b = start_daphne(url, name="daphne-b")
+        ports = [port_a, port_b]
+
+        games: list[PoolGame] = []
+        bots: list[tuple[Bot, int]] = []
+        bot_of: dict[int, tuple[Bot, int]] = {}  # user id -> (bot, index of its game)
+        for i in range(TABLES):
+            table = make_table(
+                "201", seats=2, fee=1_000, seed=90 + i, turn_seconds=10, extra_time_seconds=0, pause_seconds=1
+            )
+            dropper, player = make_player(f"drop{i}"), make_player(f"play{i}")
+            services.table_join(table_id=table.pk, user=dropper)
+            services.table_join(table_id=table.pk, user=player)
+            games.append(table.games.get())
+            for user, strategy in ((dropper, "drop"), (player, "play")):
+                bot = Bot(user.username, session_cookie(user), strategy)
+                bots.append((bot, table.pk))
+                bot_of[user.pk] = (bot, i)
+
+        def events() -> int:
+            return GameEvent.objects.filter(game__in=games).count()
+
+        def progressed(by: int) -> Callable[[], bool]:
+            start = events()
+            return lambda: events() >= start + by
+
+        def fault_sequence() -> None:
+            try:
+                steps: list[tuple[str, Callable[[], None]]] = [
+                    ("kill a Daphne", kill_daphne),
+                    ("kill the worker", lambda: restart("worker")),
+                    ("kill the worker and beat", lambda: restart("worker", "beat")),
+                    ("kill Redis for 1 s", lambda: redis_down(1.0)),
+                    ("kill Redis for 15 s", lambda: redis_down(15.0)),
+                ]
+                for name, step in steps:
+                    wait_until(progressed(3), timeout=30, interval=0.2)
+                    log.append(f"{time.monotonic():.1f} {name}")
+                    step()
+                done_at.append(time.monotonic())
+                log.append(f"{time.monotonic():.1f} faults done")
+            except Exception as exc:  # reported by the main thread
+                log.append(f"fault sequence failed: {exc!r}")
+            finally:
+                connection.close()
+
+        def kill_daphne() -> None:
+            procs["daphne-a"].kill()
+            procs["daphne-a"], port = start_daphne(url, name="daphne-a2")
+            ports[0] = port
+
+        def restart(*names: str) -> None:
+            for name in names:
+                procs[name].kill()
+            time.sleep(1.0)
+            for name in names:
+                if name == "worker":
+                    procs[name] = start_worker(url, tmp_path, name="worker-again", beat=False)
+                else:
+                    procs[name] = start_beat(url, tmp_path, name="beat-again", sweep_seconds=2)
+
+        def redis_down(seconds: float) -> None:
+            procs["redis"].kill()
+            time.sleep(seconds)
+            procs["redis"] = start_redis_server(redis_port, name="redis-again")
+
+        faults = threading.Thread(target=fault_sequence, name="faults", daemon=True)
+
+        async def play_all() -> None:
+            until = time.monotonic() + GAMES_SECONDS
+            await asyncio.gather(*(bot.play(table_id, ports, until) for bot, table_id in bots))
+
+        faults.start()
+        try:
+            asyncio.run(play_all())
+        except Exception as exc:
+            states = [(g.pk, *PoolGame.objects.values_list("status", "version").get(pk=g.pk)) for g in games]
+            tails = "\n".join(p.tail(30) for p in procs.values())
+            pytest.fail(f"{exc!r}\ngames {states}\nfaults {log}\n{tails}")
+        faults.join(timeout=120)
+        assert "faults done" in " ".join(log), log
+        # the last fault (Redis away for 15 s) came while games were still being played
+        assert done_at and max(b.over_at for b, _ in bots) > done_at[0], (log, [b.over_at for b, _ in bots])
+
+        for game in games:
+            game.refresh_from_db()
+            assert game.status == PoolGame.Status.FINISHED, (game.pk, game.status)
+            versions = list(GameEvent.objects.filter(game=game).values_list("version", flat=True))
+            # no version applied twice: each version's events are one change, in order, with no gap
+            assert sorted(set(versions)) == list(range(min(versions), game.version + 1)), versions
+        for bot, index in bot_of.values():
+            for request_id, version in bot.acked:  # every acknowledged move is in the log
+                assert GameEvent.objects.filter(game=games[index], version=version).exists(), (
+                    bot.name,
+                    request_id,
+                )
+        # no missed turn charged to a connected player who was behind (never shown the turn)
+        charged_behind: list[str] = []
+        for game in games:
+            for miss in GameEvent.objects.filter(game=game, type="turn_missed"):
+                bot, _ = bot_of[game.seats.get(engine_seat=miss.data["seat"]).user_id]
+                for shown in bot.sessions:
+                    before = [v for v in shown if v < miss.version - 1]
+                    after = [v for v in shown if v >= miss.version]
+                    if before and after and (miss.version - 1) not in shown:
+                        charged_behind.append(f"{bot.name} at v{miss.version}: shown {shown}")
+        assert charged_behind == [], charged_behind
+        counts = Counter(e.split(" ", 1)[1] for e in log if " " in e)
+        print(f"faults: {dict(counts)}; games finished at versions {[g.version for g in games]}")
+    finally:
+        stop_all()
+    assert check_ledger() == []
