@@ -1,0 +1,127 @@
+"""A database connection that dies under a socket does not close the socket.
+
+PostgreSQL restarted, or an operator ran ``pg_terminate_backend``: the connection a
+Daphne thread keeps (``DB_CONN_MAX_AGE`` in production) is dead, and the next query on
+it fails. Before, the consumer let that error out and the player's socket closed with
+1011. Now the call runs once more on a new connection (an action is idempotent by its
+``request_id``), and if the database is still away the client gets an error to resend.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.db import connection, connections
+
+from accounts.models import User
+from rummy_site.asgi import application
+from tables import services
+from tables.models import GameEvent, PoolGame, Table
+from tests.helpers import session_cookie
+from tests.tables.conftest import make_player, make_table
+from tests.tables.procs import child_database_url
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+ORIGIN = (b"origin", b"http://localhost")
+
+
+_spared: list[int] = []
+
+
+@pytest.fixture
+def kept_connections(require_postgres: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Connections are kept between calls, as in production (``DB_CONN_MAX_AGE=600``).
+
+    The test's own connection (pytest-django's, this thread's) is spared the terminations.
+    """
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 600)
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)
+    connection.ensure_connection()
+    _spared[:] = [connection.connection.info.backend_pid]
+    yield
+    connections.close_all()  # kept connections (600 s) would outlive the test database
+
+
+def _terminate_the_servers_connections() -> int:
+    """``pg_terminate_backend`` on every connection to the test database but the test's own."""
+    with psycopg.connect(child_database_url(), autocommit=True) as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> ALL(%s)",
+            (_spared,),
+        ).fetchall()
+    return sum(1 for (done,) in rows if done)
+
+
+@sync_to_async
+def _started_game() -> tuple[Table, PoolGame, User]:
+    table = make_table("101", seats=2, turn_seconds=600, extra_time_seconds=0)
+    players = [make_player("asha"), make_player("ravi")]
+    for user in players:
+        services.table_join(table_id=table.pk, user=user)
+    game = table.games.get()
+    on_turn = game.seats.get(engine_seat=game.state["deal"]["turn"]).user
+    return table, game, on_turn
+
+
+async def _open(user: User, table: Table) -> WebsocketCommunicator:
+    cookie = (await sync_to_async(session_cookie)(user)).encode()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def _next_of(page: WebsocketCommunicator, kind: str) -> dict[str, Any]:
+    for _ in range(20):
+        message = await page.receive_output(timeout=10)
+        assert message["type"] == "websocket.send", f"the server closed the socket: {message}"
+        content = json.loads(message["text"])
+        if content["type"] == kind:
+            return content
+    raise AssertionError(f"no {kind} came")
+
+
+async def test_an_action_on_a_terminated_connection_is_done_once_and_the_socket_stays_open(
+    kept_connections: None,
+) -> None:
+    table, game, on_turn = await _started_game()
+    page = await _open(on_turn, table)
+    snapshot = await _next_of(page, "snapshot")
+    version = snapshot["version"]
+
+    killed = await sync_to_async(_terminate_the_servers_connections)()
+    assert killed >= 1, "no connection of the server to terminate: the test would prove nothing"
+    await page.send_json_to(
+        {"type": "action", "request_id": "after-kill-1", "action": {"type": "draw", "source": "closed"}}
+    )
+    result = await _next_of(page, "result")
+    assert result["ok"] is True and result["request_id"] == "after-kill-1", result
+    update = await _next_of(page, "update")
+    assert update["version"] == version + 1
+
+    # a plain request on a terminated connection, too
+    assert await sync_to_async(_terminate_the_servers_connections)() >= 1
+    await page.send_json_to({"type": "snapshot"})
+    again = await _next_of(page, "snapshot")
+    assert again["version"] == version + 1
+
+    @sync_to_async
+    def version_and_moves() -> tuple[int, int]:
+        try:
+            row = PoolGame.objects.get(pk=game.pk)
+            return row.version, GameEvent.objects.filter(game=game, version=version + 1).count()
+        finally:
+            connection.close()  # kept (600 s), it would outlive the test database
+
+    now, moves = await version_and_moves()
+    assert now == version + 1 and moves >= 1  # done once, not twice
+    await page.disconnect()
