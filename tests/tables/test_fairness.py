@@ -76,6 +76,27 @@ async def test_commitment_before_the_deal_seed_only_after_it_over_the_socket(
     for got in received:
         assert d1.server_seed not in json.dumps(got)
 
+    # Lata sends her own seed over the socket (used from the next deal); a bad one is refused.
+    lata_seat = next(i for i, p in enumerate(state.players) if p.id == str(users[1].pk))
+    await sockets[1].send_json_to(
+        {"type": "action", "request_id": "s-bad", "action": {"type": "client_seed", "seed": "no|pipes"}}
+    )
+    await sockets[1].send_json_to(
+        {"type": "action", "request_id": "s1", "action": {"type": "client_seed", "seed": "lata-ws-7"}}
+    )
+    answers: dict[str, dict[str, Any]] = {}
+    while "s1" not in answers:
+        msg = await sockets[1].receive_json_from(timeout=10)
+        received[1].append(msg)
+        if msg.get("type") == "result":
+            answers[msg["request_id"]] = msg
+    assert answers["s-bad"]["ok"] is False and answers["s1"]["ok"] is True
+    game = await _game(table.pk)
+    state = GameState.from_dict(game.state)
+    assert state.players[lata_seat].client_seed == "lata-ws-7"
+    for ws, got in zip(sockets, received, strict=True):
+        await _drain(ws, got, game.version)
+
     # The player on turn drops: the deal is over and its seed is revealed to both.
     on_turn = d1.turn
     seat_user = {i: u for i, u in enumerate(users) if state.players[i].id == str(u.pk)}
@@ -101,6 +122,7 @@ async def test_commitment_before_the_deal_seed_only_after_it_over_the_socket(
         await _drain(ws, got, game.version)
     started = [e for m in received[1][start:] for e in m.get("events", []) if e["type"] == "deal_started"]
     assert started and started[0]["deal_no"] == 2 and started[0]["commitment"] == next_commit
+    assert started[0]["client_seeds"][lata_seat] == "lata-ws-7"
     d2 = GameState.from_dict(game.state).deal
     assert d2 is not None and fairness.commitment(d2.server_seed) == next_commit
     for got in received:
