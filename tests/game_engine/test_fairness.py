@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import re
 import subprocess
 import sys
@@ -193,3 +194,18 @@ def test_a_client_seed_action_sets_the_seed_for_the_next_deal_and_bad_seeds_are_
     for bad in ["", "a|b", "x" * 65, 7, None]:
         with pytest.raises(IllegalActionError):
             apply(state, {"type": "client_seed", "seat": 1, "seed": bad, "at": 0})
+
+
+def test_the_benchmarks_own_chi_square_p_values_match_known_quantiles() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("shuffle_bench", ROOT / "bench" / "shuffle_bench.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    q = bench._gammainc_q
+    # Upper 5% points of chi-square (tables): df 1 -> 3.841, df 100 -> 124.342; df 2 is exp(-x/2).
+    assert q(0.5, 3.841 / 2) == pytest.approx(0.05, abs=1e-4)
+    assert q(50, 124.342 / 2) == pytest.approx(0.05, abs=1e-4)
+    assert q(1, 3.0) == pytest.approx(math.exp(-3.0), rel=1e-9)
+    assert q(2756, 5512 / 2) == pytest.approx(0.5, abs=0.01)
