@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from accounts.models import User
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
+from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import view_for
 from tables.models import Deal, GameEvent, PoolGame, Table
 from wallet.money import format_money
@@ -154,7 +155,23 @@ def deal_detail(*, deal: Deal) -> dict[str, Any]:
         "finished_at": deal.finished_at.isoformat() if deal.finished_at else None,
         "result": deal.result,
         "events": [dict(e.as_message(), version=e.version) for e in events],
+        **deal_replay(deal=deal, events=[e.as_message() for e in events]),
     }
+
+
+def deal_replay(*, deal: Deal, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The table at every step, rebuilt from the stored events and the revealed seeds alone.
+
+    ``replay_error`` says where the history and the seeds disagree (docs/fairness.md);
+    both are None while the deal runs (its server seed is still secret).
+    """
+    seeds = deal_fairness(deal=deal)
+    if seeds is None:
+        return {"replay": None, "replay_error": None}
+    try:
+        return {"replay": replay_deal(events, seeds, seeds["decks"]), "replay_error": None}
+    except (ReplayError, KeyError, ValueError) as exc:
+        return {"replay": None, "replay_error": str(exc)}
 
 
 def deal_fairness(*, deal: Deal) -> dict[str, Any] | None:
