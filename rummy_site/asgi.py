@@ -11,20 +11,20 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
 django_asgi_app = get_asgi_application()
 
 # Imported only after Django is set up (the routing imports models).
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
 from rummy_site.ws_security import SameOriginValidator  # noqa: E402
+from tables.dbretry import auth_middleware_stack  # noqa: E402
 
 limit_send_buffer(settings.WS_MAX_SEND_BUFFER)  # Daphne: close a socket whose client does not read
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(auth_middleware_stack(URLRouter(websocket_urlpatterns))),
     }
 )
 

@@ -16,6 +16,9 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from channels.auth import AuthMiddleware
+from channels.db import database_sync_to_async
+from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.db import DatabaseError, connection
 
 logger = logging.getLogger(__name__)
@@ -33,6 +36,10 @@ def _connection_is_dead() -> bool:
         return True
 
 
+def _close_connection() -> None:
+    connection.close()  # this thread's connection: looked up here, in the thread that owns it
+
+
 def once_more_on_dropped_connection(func: Callable[..., T]) -> Callable[..., T]:
     """``func``, run again once on a fresh connection if it failed because its connection was dead."""
 
@@ -48,3 +55,27 @@ def once_more_on_dropped_connection(func: Callable[..., T]) -> Callable[..., T]:
             return func(*args, **kwargs)
 
     return call
+
+
+class RetryingAuthMiddleware(AuthMiddleware):  # type: ignore[misc]
+    """Channels' ``AuthMiddleware`` whose session and user lookup survives a dead connection.
+
+    The lookup runs on the process's shared database thread; if that thread's
+    connection was dropped, the handshake failed with a 500. The dead connection
+    is closed and the lookup made once more.
+    """
+
+    async def resolve_scope(self, scope: dict[str, Any]) -> None:
+        try:
+            await super().resolve_scope(scope)
+        except DatabaseError:
+            if not await database_sync_to_async(_connection_is_dead)():
+                raise
+            logger.warning("database connection lost during a handshake; trying once more on a new one")
+            await database_sync_to_async(_close_connection)()
+            await super().resolve_scope(scope)
+
+
+def auth_middleware_stack(inner: Any) -> Any:
+    """``channels.auth.AuthMiddlewareStack`` with ``RetryingAuthMiddleware``."""
+    return CookieMiddleware(SessionMiddleware(RetryingAuthMiddleware(inner)))

@@ -82,3 +82,44 @@ async def test_an_action_whose_connection_is_terminated_is_retried_and_the_socke
     assert await applied_once() == 1
     version = await sync_to_async(lambda: PoolGame.objects.get(pk=game.pk).version)()
     assert version == game.version + 1
+
+
+async def test_a_handshake_whose_session_lookup_finds_a_dead_connection_still_opens(
+    require_postgres: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With persistent connections (``DB_CONN_MAX_AGE``), PostgreSQL drops the handshake thread's connection."""
+    table = await sync_to_async(make_table)("101", seats=2, seed=10)
+    asha = await sync_to_async(make_player)("asha")
+    cookie = (await sync_to_async(session_cookie)(asha)).encode()
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)  # kept between calls, as in production
+
+    async def handshake() -> tuple[bool, Any]:
+        page = WebsocketCommunicator(
+            application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
+        )
+        connected, code = await page.connect(timeout=10)
+        if connected:
+            await page.disconnect()
+        return connected, code
+
+    assert await handshake() == (True, None)
+
+    @sync_to_async  # the shared database thread the handshakes' lookups run on
+    def handshake_backend() -> int:
+        assert connection.connection is not None, "the handshake's connection was not kept"
+        return int(connection.connection.info.backend_pid)
+
+    pid = await handshake_backend()
+
+    @sync_to_async(thread_sensitive=False)
+    def terminate(pid: int) -> bool:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+                return bool(cursor.fetchone()[0])
+        finally:
+            connection.close()
+
+    assert await terminate(pid)
+    connected, code = await handshake()
+    assert connected, f"the handshake failed after the connection was dropped: {code}"
