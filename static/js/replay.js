@@ -62,6 +62,30 @@
   var events = JSON.parse(dataEl.textContent || "[]");
   var names = JSON.parse((document.getElementById("deal-names-data") || {}).textContent || "{}") || {};
   if (!events.length) return;
+  // every hand at every step, rebuilt by the server from the events and the revealed seeds
+  // (game_engine/replay.py): one replay step per event from deal_started on
+  var replay = JSON.parse((document.getElementById("deal-replay-data") || {}).textContent || "null") || [];
+  var replayStart = events.findIndex(function (e) { return e.type === "deal_started"; });
+  function showHands(n) {
+    var box = document.getElementById("replay-hands");
+    if (!box) return;
+    var r = replayStart >= 0 && n >= replayStart ? replay[Math.min(n - replayStart, replay.length - 1)] : null;
+    if (!r) { box.replaceChildren(); return; }
+    var rows = Object.keys(r.hands).map(function (seat) {
+      var row = document.createElement("div");
+      row.className = "replay-hand" + (String(r.turn) === seat ? " on-turn" : "");
+      row.dataset.seat = seat;
+      var label = document.createElement("strong");
+      label.textContent = who(seat) + " (" + r.hands[seat].length + ")";
+      row.appendChild(label);
+      row.appendChild(document.createTextNode(" "));
+      r.hands[seat].forEach(function (c) { row.appendChild(card(c)); });
+      return row;
+    });
+    var cut = document.createElement("div");
+    cut.appendChild(line("Cut joker ", card(r.cut_joker), " · deck " + r.closed_count + " cards"));
+    box.replaceChildren(cut, ...rows);
+  }
   var items = list.querySelectorAll("li");
   var step = events.length - 1;
   var timer = null;
@@ -101,6 +125,7 @@
     document.getElementById("replay-closed").textContent = closed != null ? closed + " cards" : "—";
     document.getElementById("replay-now").replaceChildren(describe(events[step]));
     document.getElementById("replay-step").textContent = "move " + (step + 1) + " of " + events.length;
+    showHands(step);
     items.forEach(function (li, k) {
       li.classList.toggle("current", k === step);
       li.classList.toggle("future", k > step);
