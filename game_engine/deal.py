@@ -517,9 +517,14 @@ def drop(d: DealState, seat: int, at: int, ctx: Ctx) -> None:
     _drop(d, seat, at, ctx, "drop")
 
 
+def drop_points(d: DealState, seat: int, rules: TableRules) -> int:
+    """What a drop by ``seat`` costs now: a first drop before its first turn, else a middle drop (docs/rules.md §6.7)."""
+    return rules.first_drop if d.turns_taken[seat] == 0 else rules.middle_drop
+
+
 def _drop(d: DealState, seat: int, at: int, ctx: Ctx, reason: str, *, advance: bool = True) -> None:
     rules = ctx.rules
-    pts = rules.first_drop if d.turns_taken[seat] == 0 else rules.middle_drop
+    pts = drop_points(d, seat, rules)
     if reason == "missed_turns":
         pts = rules.middle_drop
     d.status[seat] = DROPPED

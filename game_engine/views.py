@@ -130,6 +130,7 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
         "arranged": False,
         "drawn_card": None,
         "can_pick_open": False,
+        "drop_points": None,
     }
     if d is None or not in_deal:
         if d is not None:
@@ -181,6 +182,9 @@ def _add_private(state: GameState, seat: int | None, view: dict[str, Any]) -> No
     view["hand"] = _codes(d.hands[seat])
     view["arrangement"] = [_codes(g) for g in d.arrangement_of(seat)]
     view["arranged"] = seat in d.arrangements
+    if d.phase == dl.TURN and d.status.get(seat) == dl.PLAYING:
+        # what dropping (or auto drop) costs this seat now: the page states it, never computes it
+        view["drop_points"] = dl.drop_points(d, seat, state.rules)
     if d.phase == dl.TURN and d.turn == seat and d.drawn is not None:
         view["drawn_card"] = d.drawn.code
     if d.phase == dl.TURN and d.turn == seat and d.drawn is None and d.open_pile:

@@ -186,3 +186,19 @@ def deal_fairness(*, deal: Deal) -> dict[str, Any] | None:
         "commitment": deal.commitment,
         "order": list(deal.dealt_order),
     }
+
+
+def score_rows(game: PoolGame | None) -> list[dict[str, Any]]:
+    """Every finished deal's points and running scores of ``game`` (the table page's scoreboard)."""
+    if game is None:
+        return []
+    rows = GameEvent.objects.filter(game=game, type="scores").order_by("seq").values_list("data", flat=True)
+    return [
+        {
+            "deal_no": d["deal_no"],
+            "points": d["points"],
+            "scores": d["scores"],
+            "eliminated": d.get("eliminated", []),
+        }
+        for d in rows
+    ]

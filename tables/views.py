@@ -6,7 +6,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from tables import selectors, services
@@ -82,9 +84,26 @@ def leave(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 def table(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table.objects.select_related("settings"), pk=table_id)
-    return render(
-        request, "tables/table.html", {"table": table, "summary": selectors.table_summary(table, None)}
-    )
+    summary = selectors.table_summary(table, None)
+    game = selectors.current_game(table)
+    config = {  # the page's data, read by static/js/table.js (no inline script)
+        "table_id": table.pk,
+        "table_name": table.name,
+        "format_label": summary["format_label"],
+        "entry_fee_display": summary["entry_fee_display"],
+        "currency": summary["entry_fee_display"][:1],
+        "ws_path": f"/ws/tables/{table.pk}/",
+        "csrf": get_token(request),
+        "user_id": request.user.pk,
+        "evaluate_url": reverse("api-groups-evaluate"),
+        "lobby_url": reverse("lobby"),
+        "rules_url": reverse("rules"),
+        "join_url": reverse("table-join", args=[table.pk]),
+        "leave_url": reverse("table-leave", args=[table.pk]),
+        "game_id": game.pk if game is not None else None,
+        "scores": selectors.score_rows(game),
+    }
+    return render(request, "tables/table.html", {"table": table, "summary": summary, "table_config": config})
 
 
 @login_required

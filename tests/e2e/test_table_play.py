@@ -133,6 +133,7 @@ class Player:
         self.errors: list[str] = []
         self.page.on("websocket", self._on_socket)
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
 
     def _on_socket(self, ws: Any) -> None:
         def received(payload: Any) -> None:
@@ -331,7 +332,7 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     ravi.page.wait_for_selector(".toast.error >> text=/turn/i")
     # A dropped connection comes back by itself, with a visible banner and a fresh snapshot.
     before = len(ravi.frames)
-    ravi.page.evaluate("window.rummyTable.state.ws.close()")
+    ravi.page.evaluate("window.rummyTable.socket.ws.close()")
     ravi.page.wait_for_selector("#reconnect-banner >> text=Reconnecting")
     ravi.page.wait_for_selector("#reconnect-banner", state="hidden")
     wait_until(
@@ -340,7 +341,7 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     )
 
     # 1. Asha sorts, rearranges by drag and drop, draws by dragging the deck, discards.
-    page.click("#btn-sort")
+    page.click("#btn-sort-suit")
     wait_until(
         lambda: (
             asha.hand_dom()
@@ -373,10 +374,11 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
         return any(sorted(c.code for c in g) == ["7C", "7D", "7S", "KD"] for g in groups)
 
     wait_until(kept_arrangement, "the arrangement to reach the server")
-    clubs = page.locator("#groups .group-cards", has=page.locator(".card[data-code='JC']"))
-    asha.drag(page.locator("#closed-deck .card"), clubs, to_end=True)
+    page.click("#closed-deck")
     page.wait_for_selector("#groups .card[data-code='QC'].fresh")
-    assert "QC" in [g for g in asha.hand_dom() if "JC" in g][0], "the drawn card lands where it was dropped"
+    clubs = page.locator("#groups .group-cards", has=page.locator(".card[data-code='JC']"))
+    asha.drag(page.locator("#groups .card[data-code='QC']"), clubs, to_end=True)
+    wait_until(lambda: "QC" in [g for g in asha.hand_dom() if "JC" in g][0], "QC to join the clubs")
     page.wait_for_selector("text=Your turn: discard")
     page.wait_for_timeout(300)
     asha.shot("table-desktop")

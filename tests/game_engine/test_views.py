@@ -89,3 +89,17 @@ def test_split_and_rejoin_offers_in_view() -> None:
     assert v["split_offer"] == {"amounts": {"1": 3_500, "2": 23_500}, "accepted": []}
     assert "split_accept" in v["legal"] and v["deadline"]["kind"] == "split"
     assert [p["drops_remaining"] for p in v["players"]] == [0, 1, 3]
+
+
+def test_view_states_what_a_drop_costs_now() -> None:
+    """The page states the drop (and auto drop) cost from the view; it computes no rule (docs/rules.md §6.7)."""
+    state = game()
+    assert [view_for(state, s)["drop_points"] for s in range(3)] == [R.first_drop] * 3
+    assert view_for(state, None)["drop_points"] is None
+    state = act(state, type="draw", seat=0, source="closed")
+    state = act(state, type="discard", seat=0, card="QC")
+    assert view_for(state, 0)["drop_points"] == R.middle_drop  # seat 0 has played a turn
+    assert view_for(state, 1)["drop_points"] == R.first_drop
+    state = act(state, type="drop", seat=1)
+    assert view_for(state, 1)["drop_points"] is None  # out of the deal: nothing to drop
+    assert state.deal is not None and state.deal.points[1] == R.first_drop

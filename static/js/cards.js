@@ -1,0 +1,107 @@
+// Cards as people read them: a code ("JH", "10S", "PJ") -> its name, symbol and picture.
+// Shared by the table, the replay and the lobby pages. No rule lives here: what a card
+// may do is the server's answer (the view's `legal`, the evaluate endpoint).
+import { html } from "../vendor/htm-preact/standalone.module.js";
+
+export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+export const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const SUIT_ORDER = { S: 0, H: 1, D: 2, C: 3 };
+const RANK_VALUE = { A: 1, J: 11, Q: 12, K: 13 };
+const RANK_NAMES = { A: "Ace", J: "Jack", Q: "Queen", K: "King" };
+
+/** {joker, rank (1-13, 0 for the printed joker), suit ("S".."C" or ""), face ("A".."K")} */
+export function parseCard(code) {
+  const c = String(code || "");
+  if (c === "PJ") return { joker: true, rank: 0, suit: "", face: "★" };
+  const suit = c.slice(-1);
+  const face = c.slice(0, -1);
+  return { joker: false, rank: RANK_VALUE[face] || parseInt(face, 10) || 0, suit, face };
+}
+
+/** "J♥", "10♠", "Joker": how the log and buttons name a card. */
+export function cardName(code) {
+  const c = parseCard(code);
+  return c.joker ? "Joker" : c.face + (SUITS[c.suit] || c.suit);
+}
+
+/** "Jack of hearts": for titles and screen readers. */
+export function cardLongName(code) {
+  const c = parseCard(code);
+  if (c.joker) return "Printed joker";
+  return (RANK_NAMES[c.face] || c.face) + " of " + (SUIT_NAMES[c.suit] || c.suit);
+}
+
+export function isRed(code) {
+  const s = parseCard(code).suit;
+  return s === "H" || s === "D";
+}
+
+/** Cards of the cut joker's rank (and printed jokers) are marked on the page as the view says. */
+export function hasWildRank(code, wildRank) {
+  if (wildRank == null) return false;
+  const c = parseCard(code);
+  return c.joker || c.rank === wildRank;
+}
+
+export function bySuit(a, b) {
+  const x = parseCard(a), y = parseCard(b);
+  const kx = x.joker ? 4 : SUIT_ORDER[x.suit], ky = y.joker ? 4 : SUIT_ORDER[y.suit];
+  return kx - ky || x.rank - y.rank;
+}
+
+export function byRank(a, b) {
+  const x = parseCard(a), y = parseCard(b);
+  const rx = x.joker ? 99 : x.rank, ry = y.joker ? 99 : y.rank;
+  return rx - ry || (SUIT_ORDER[x.suit] || 0) - (SUIT_ORDER[y.suit] || 0);
+}
+
+/** Groups of the same suit (jokers last), each in rank order. */
+export function groupBySuit(cards) {
+  const out = {};
+  cards.slice().sort(bySuit).forEach((c) => {
+    const p = parseCard(c);
+    (out[p.joker ? "J" : p.suit] = out[p.joker ? "J" : p.suit] || []).push(c);
+  });
+  return ["S", "H", "D", "C", "J"].filter((k) => out[k]).map((k) => out[k]);
+}
+
+/** Groups of the same rank (jokers last). */
+export function groupByRank(cards) {
+  const out = new Map();
+  cards.slice().sort(byRank).forEach((c) => {
+    const p = parseCard(c);
+    const k = p.joker ? "J" : p.rank;
+    if (!out.has(k)) out.set(k, []);
+    out.get(k).push(c);
+  });
+  return Array.from(out.values());
+}
+
+/** The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker. */
+export function Card({ code, small, tiny, wild, cls, attrs }) {
+  const c = parseCard(code);
+  const size = tiny ? " tiny" : small ? " small" : "";
+  const extra = cls ? " " + cls : "";
+  if (c.joker) {
+    return html`<div class=${"card printed-joker" + size + extra} data-code=${code} title="Printed joker" ...${attrs || {}}>
+      <span class="pj-star">★</span><span class="pj-text">JOKER</span></div>`;
+  }
+  const s = SUITS[c.suit] || "?";
+  return html`<div class=${"card " + (isRed(code) ? "red" : "black") + (wild ? " wild" : "") + size + extra}
+      data-code=${code} title=${cardLongName(code) + (wild ? " (joker this deal)" : "")} ...${attrs || {}}>
+    <span class="idx"><span class="r">${c.face}</span><span class="s">${s}</span></span>
+    <span class="pip">${s}</span>
+    ${wild ? html`<span class="wild-mark">J</span>` : null}
+  </div>`;
+}
+
+export function CardBack({ cls, attrs }) {
+  return html`<div class=${"card back" + (cls ? " " + cls : "")} ...${attrs || {}}></div>`;
+}
+
+/** A row of small cards, e.g. a shown group in a result sheet. */
+export function CardRow({ cards, wildRank, small = true }) {
+  return html`<div class="cards-row">${cards.map(
+    (c, i) => html`<${Card} key=${c + i} code=${c} small=${small} wild=${hasWildRank(c, wildRank)} />`,
+  )}</div>`;
+}

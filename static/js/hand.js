@@ -1,0 +1,153 @@
+// The player's hand: groups of cards the player arranges (drag, select + "Group", sort),
+// each labelled with the engine's verdict (POST /api/tables/groups/evaluate/).
+// Dragging uses the vendored SortableJS; after a drop the DOM is put back as it was and
+// the new arrangement goes into the state, so Preact alone owns the DOM.
+import { html } from "../vendor/htm-preact/standalone.module.js";
+import { Card, hasWildRank } from "./cards.js";
+
+export const KIND_LABEL = {
+  pure_sequence: "Pure sequence",
+  impure_sequence: "Impure sequence",
+  set: "Set",
+  invalid: "Invalid",
+};
+
+/** Keep the arrangement across updates: cards that left disappear, new ones go where
+ *  they were dropped (or into a group of their own at the end). */
+export function reconcile(groups, hand, placement) {
+  const need = {};
+  hand.forEach((c) => { need[c] = (need[c] || 0) + 1; });
+  const kept = groups.map((g) => g.filter((c) => {
+    if (need[c] > 0) { need[c] -= 1; return true; }
+    return false;
+  }));
+  const extra = [];
+  hand.forEach((c) => { if (need[c] > 0) { need[c] -= 1; extra.push(c); } });
+  if (extra.length) {
+    if (placement && kept[placement.g]) kept[placement.g].splice(Math.min(placement.i, kept[placement.g].length), 0, ...extra);
+    else kept.push(extra);
+  }
+  return kept.filter((g) => g.length);
+}
+
+/** Move the card at (fg, fi) to (tg, ti); tg === groups.length makes a new group. */
+export function moveCard(groups, fg, fi, tg, ti) {
+  const out = groups.map((g) => g.slice());
+  const [card] = out[fg].splice(fi, 1);
+  if (tg >= out.length) out.push([card]);
+  else out[tg].splice(Math.min(ti, out[tg].length), 0, card);
+  return out.filter((g) => g.length);
+}
+
+/** Take the selected positions ("g:i") out into one new group, in their order. */
+export function groupSelected(groups, selected) {
+  const picked = [];
+  const keep = groups.map((g, gi) => g.filter((c, ci) => {
+    if (selected.includes(gi + ":" + ci)) { picked.push(c); return false; }
+    return true;
+  }));
+  return keep.filter((g) => g.length).concat(picked.length ? [picked] : []);
+}
+
+function verdictLabel(r) {
+  if (!r) return html`<div class="group-label pending">…</div>`;
+  return html`<div class=${"group-label kind-" + r.kind}>${KIND_LABEL[r.kind] || r.kind}${r.kind === "invalid" ? " · " + r.points + " pts" : " ✓"}</div>`;
+}
+
+export function Hand({ s, t }) {
+  const v = s.view;
+  const groups = s.groups || [];
+  const verdict = t.verdictFor(groups, v.wild_rank);
+  const myTurn = t.myTurn();
+  return html`<section id="hand-area" class="hand-area">
+    <div class="hand-head">
+      <${t.MeBar} s=${s} t=${t} />
+      <span id="hand-summary" class="hand-summary">${t.handSummary()}</span>
+      <span class="hand-tools">
+        <button type="button" id="btn-group" class="tool" disabled=${!(s.selected.length >= 1 && t.legal("arrange"))}
+          title="Put the selected cards into a group of their own" onClick=${() => t.groupSelected()}>Group${s.selected.length > 1 ? " (" + s.selected.length + ")" : ""}</button>
+        <button type="button" id="btn-sort-suit" class="tool" disabled=${!t.legal("arrange")} onClick=${() => t.sort("suit")} title="Sort by suit">Sort ♠♥</button>
+        <button type="button" id="btn-sort-rank" class="tool" disabled=${!t.legal("arrange")} onClick=${() => t.sort("rank")} title="Sort by rank">Sort A-K</button>
+      </span>
+    </div>
+    <div id="groups" class="groups" data-testid="hand">
+      ${groups.map((g, gi) => {
+        const r = verdict && verdict.groups[gi];
+        return html`<div class=${"group" + (r ? " kind-" + r.kind : "")} data-group=${gi} data-kind=${r ? r.kind : ""} key=${"g" + gi}>
+          <div class="group-cards" data-g=${gi}>
+            ${g.map((code, ci) => {
+              const sel = s.selected.includes(gi + ":" + ci);
+              const fresh = s.lastDrawn === code && (v.drawn_card === code || !myTurn);
+              return html`<${Card} key=${code + "@" + gi + ":" + ci} code=${code} wild=${hasWildRank(code, v.wild_rank)}
+                cls=${(sel ? "selected" : "") + (fresh ? " fresh" : "") + (s.anim[code] ? " " + s.anim[code] : "")}
+                attrs=${{ "data-g": gi, "data-i": ci, "data-card": code, onClick: (e) => t.clickCard(e, gi, ci) }} />`;
+            })}
+          </div>
+          ${verdictLabel(r)}
+        </div>`;
+      })}
+    </div>
+    <div id="new-group" class="new-group" data-testid="new-group">+ new group</div>
+  </section>`;
+}
+
+/** SortableJS on every group row and on the piles; called after each render. */
+export function wireSortables(t) {
+  const Sortable = window.Sortable;
+  if (!Sortable) return;
+  const base = {
+    animation: 120,
+    forceFallback: true, // mouse and touch alike, the same on phones and desktops
+    fallbackOnBody: true,
+    fallbackTolerance: 4,
+    delay: 120,
+    delayOnTouchOnly: true,
+    ghostClass: "ghost",
+    chosenClass: "chosen",
+    dragClass: "dragging",
+  };
+  const canArrange = t.legal("arrange");
+  document.querySelectorAll("#groups .group-cards").forEach((row) => {
+    if (!row._sortable) {
+      row._sortable = Sortable.create(row, {
+        ...base,
+        group: { name: "hand", pull: true, put: true },
+        onStart: () => t.dragStart(),
+        onEnd: (evt) => onHandDrop(t, evt),
+      });
+    }
+    row._sortable.option("disabled", !canArrange);
+  });
+  const ng = document.getElementById("new-group");
+  if (ng && !ng._sortable) ng._sortable = Sortable.create(ng, { ...base, group: { name: "hand", pull: false, put: true }, sort: false });
+  const open = document.getElementById("open-pile");
+  if (open && !open._sortable) {
+    open._sortable = Sortable.create(open, {
+      ...base, sort: false, filter: ".card",
+      group: { name: "hand", pull: false, put: () => t.canDiscard() },
+    });
+  }
+  const fin = document.getElementById("finish-slot");
+  if (fin && !fin._sortable) {
+    fin._sortable = Sortable.create(fin, {
+      ...base, sort: false,
+      group: { name: "hand", pull: false, put: () => t.canFinish() },
+    });
+  }
+}
+
+function onHandDrop(t, evt) {
+  const { item, from, to, oldIndex, newIndex } = evt;
+  // put the DOM back exactly as Preact left it; the state change re-renders it
+  if (item.parentNode) item.parentNode.removeChild(item);
+  from.insertBefore(item, from.children[oldIndex] || null);
+  const fg = +from.dataset.g;
+  const code = item.dataset.code;
+  const moved = !(from === to && oldIndex === newIndex);
+  if (!to || !moved) { t.dragEnd(null); return; }
+  if (to.id === "open-pile") t.dragEnd({ kind: "discard", code, fg, fi: oldIndex });
+  else if (to.id === "finish-slot") t.dragEnd({ kind: "finish", code, fg, fi: oldIndex });
+  else if (to.id === "new-group") t.dragEnd({ kind: "move", fg, fi: oldIndex, tg: Infinity, ti: 0 });
+  else if (to.dataset.g != null) t.dragEnd({ kind: "move", fg, fi: oldIndex, tg: +to.dataset.g, ti: newIndex });
+  else t.dragEnd(null);
+}

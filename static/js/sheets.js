@@ -1,0 +1,166 @@
+// Sheets over the table: the result of a deal, the scoreboard of the game, the
+// declaration check, confirmations. Every player-supplied string is a text node.
+import { html } from "../vendor/htm-preact/standalone.module.js";
+import { Card, CardRow, hasWildRank } from "./cards.js";
+import { KIND_LABEL } from "./hand.js";
+
+export const STATUS_LABEL = {
+  won: "Won", shown: "Shown", dropped: "Dropped", wrong_show: "Wrong show", playing: "Playing",
+  timed_out: "Timed out", left: "Left", eliminated: "Eliminated",
+};
+export const REASON_LABEL = {
+  drop: "drop", first_drop: "first drop", middle_drop: "middle drop", wrong_show: "wrong show",
+  missed_turns: "missed turns", auto_drop: "auto drop", left: "left the game", invalid: "invalid show",
+  no_show: "did not show in time",
+};
+
+export function Modal({ kind, title, onClose, buttons, children, wide }) {
+  return html`<div id="modal" class="modal" data-kind=${kind} onClick=${(e) => { if (e.target.id === "modal" && onClose) onClose(); }}>
+    <div class=${"modal-box" + (wide ? " wide" : "")} role="dialog" aria-modal="true" aria-labelledby="modal-title">
+      ${onClose ? html`<button type="button" class="modal-x" id="modal-x" aria-label="Close" onClick=${onClose}>×</button>` : null}
+      <h2 id="modal-title">${title}</h2>
+      <div id="modal-body">${children}</div>
+      <div id="modal-actions" class="modal-actions">
+        ${(buttons || []).map((b) => html`<button type="button" class=${"act " + (b.cls || "")} id=${b.id} key=${b.id || b.text}
+          disabled=${b.disabled} onClick=${b.fn}>${b.text}</button>`)}
+      </div>
+    </div>
+  </div>`;
+}
+
+/** Groups with the engine's verdict under each (verdict may be null while it loads). */
+export function SheetGroups({ groups, verdict, wildRank }) {
+  return html`<div class="sheet-groups">${groups.map((g, k) => {
+    const r = verdict && verdict.groups[k];
+    return html`<div class=${"sheet-group" + (r ? " kind-" + r.kind : "")} key=${k}>
+      <${CardRow} cards=${g} wildRank=${wildRank} />
+      ${r ? html`<div class=${"group-label kind-" + r.kind}>${KIND_LABEL[r.kind]}${r.kind === "invalid" ? " · " + r.points : ""}</div>` : null}
+    </div>`;
+  })}</div>`;
+}
+
+/** The result of the last deal, offers (rejoin, split) and the end of the game. */
+export function ResultSheet({ s, t }) {
+  const v = s.view;
+  const r = v.last_result;
+  const res = v.result || (s.snap.game && s.snap.game.result);
+  const buttons = [];
+  const parts = [];
+  if (r) {
+    parts.push(html`<div class="sheet-meta">
+      <span>Cut joker</span> ${r.cut_joker ? html`<${Card} code=${r.cut_joker} small />` : null}
+      ${r.finish_card ? html`<span>Finish card</span> <${Card} code=${r.finish_card} small />` : null}
+      ${v.prize_pool != null ? html`<span class="sheet-pool">Prize pool ${t.money(v.prize_pool)}</span>` : null}
+    </div>`);
+    parts.push(html`<table class="sheet" id="result-table">
+      <thead><tr><th>Player</th><th>Cards shown</th><th>Points</th><th>Score</th></tr></thead>
+      <tbody>${Object.keys(r.players).map((seat) => {
+        const p = r.players[seat];
+        const pl = v.players[+seat] || {};
+        const won = String(r.winner) === seat;
+        const score = t.scoreAfterDeal(r.deal_no, +seat, pl);
+        return html`<tr class=${won ? "winner" : ""} data-seat=${seat} key=${seat}>
+          <td class="pname">${won ? "★ " : ""}${pl.name || "Seat " + seat}
+            <div class="pstatus">${(STATUS_LABEL[p.status] || p.status) + (p.reason ? " (" + (REASON_LABEL[p.reason] || p.reason) + ")" : "")}${p.deal_show ? " · deal show (half)" : ""}</div></td>
+          <td class="pgroups">${p.groups && p.groups.length
+            ? html`<${SheetGroups} groups=${p.groups} verdict=${t.verdictFor(p.groups, r.wild_rank)} wildRank=${r.wild_rank} />`
+            : html`<span class="muted">—</span>`}</td>
+          <td class="ppoints">${p.points}</td>
+          <td class="pscore">${score.value}${score.out ? html` <span class="out-tag">out</span>` : null}</td>
+        </tr>`;
+      })}</tbody></table>`);
+  }
+  if (v.rejoin_offer) {
+    const ro = v.rejoin_offer;
+    const mine = v.seat != null && ro.seats.includes(v.seat);
+    parts.push(html`<div class="offer" id="rejoin-offer"><strong>Rejoin</strong>: ${mine ? "you may rejoin" : ro.seats.map((x) => t.nameOf(x)).join(", ") + " may rejoin"}
+      ${" for " + t.money(ro.fee) + ", starting at "}<strong>${ro.score}</strong> points.</div>`);
+    if (mine && t.legal("rejoin")) buttons.push({ text: "Rejoin · " + t.money(ro.fee), cls: "gold", id: "btn-rejoin", fn: () => t.act({ type: "rejoin" }) });
+  }
+  if (v.split_offer) {
+    const so = v.split_offer;
+    parts.push(html`<div class="offer" id="split-offer"><strong>Split the prize?</strong>
+      <ul>${Object.keys(so.amounts).map((seat) => html`<li key=${seat}>${t.nameOf(+seat)}: <strong>${t.money(so.amounts[seat])}</strong>
+        ${so.accepted.includes(+seat) ? html` <span class="ok">accepted</span>` : null}</li>`)}</ul>Everyone must accept.</div>`);
+    if (t.legal("split_accept")) {
+      buttons.push({ text: "Accept split", cls: "gold", id: "btn-split-accept", fn: () => t.act({ type: "split_accept" }) });
+      buttons.push({ text: "Decline", cls: "ghost-btn", id: "btn-split-decline", fn: () => t.act({ type: "split_decline" }) });
+    }
+  }
+  if (res) {
+    const winner = res.winner != null ? v.players.find((p) => p.id === String(res.winner)) : null;
+    // who was paid: a split pays the players left; eliminated players get nothing and are not listed
+    const paid = Object.keys(res.payouts || {}).filter((pid) => res.payouts[pid] > 0 || !res.split);
+    parts.push(html`<div class="final" id="final-result">
+      <h3>${res.split ? "The prize was split" : winner ? "★ " + winner.name + " wins the pool!" : "Game over"}</h3>
+      <p>Prize pool ${t.money(res.prize_pool)}${res.rake ? " · platform fee " + t.money(res.rake) : ""}</p>
+      <ul>${paid.map((pid) => {
+        const p = v.players.find((x) => x.id === pid);
+        return html`<li key=${pid}>${p ? p.name : "Player " + pid}: <strong>${t.money(res.payouts[pid])}</strong></li>`;
+      })}</ul></div>`);
+    buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
+    buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobbyUrl; } });
+  } else {
+    parts.push(html`<p class="countdown" id="sheet-countdown">${t.tableCountdown()}</p>`);
+    buttons.push({ text: "Close", cls: "ghost-btn", id: "btn-sheet-close", fn: () => t.closeModal() });
+  }
+  return html`<${Modal} kind="result" wide title=${r ? "Deal " + r.deal_no + " result" : "Result"} buttons=${buttons} onClose=${() => t.closeModal()}>${parts}<//>`;
+}
+
+/** Every deal's points and the running totals of the game so far. */
+export function Scoreboard({ s, t }) {
+  const v = s.view;
+  const players = (v && v.players) || [];
+  const rows = s.scores || [];
+  return html`<${Modal} kind="scores" wide title="Scoreboard" onClose=${() => t.closeModal()}
+      buttons=${[{ text: "Close", cls: "ghost-btn", id: "btn-scores-close", fn: () => t.closeModal() }]}>
+    ${rows.length ? html`<div class="scroll-x"><table class="sheet scoreboard" id="scoreboard">
+      <thead><tr><th>Deal</th>${players.map((p) => html`<th key=${p.seat}>${p.name}</th>`)}</tr></thead>
+      <tbody>${rows.map((row) => html`<tr key=${row.deal_no} data-deal=${row.deal_no}><td>${row.deal_no}</td>
+        ${players.map((p) => {
+          const pts = row.points[String(p.seat)];
+          const tot = row.scores[String(p.seat)];
+          return html`<td key=${p.seat}>${pts == null ? "—" : pts}<small class="running">${tot == null ? "" : " · " + tot}</small></td>`;
+        })}</tr>`)}</tbody>
+      <tfoot><tr><th>Total</th>${players.map((p) => html`<th key=${p.seat}>${p.score}${p.eliminated ? " (out)" : ""}</th>`)}</tr></tfoot>
+    </table></div>
+    <p class="muted">Points of each deal · running total. Pool limit ${v ? v.pool_limit : ""}.</p>`
+    : html`<p>No deal has finished yet.</p>`}
+  <//>`;
+}
+
+export function DeclareDialog({ s, t }) {
+  const m = s.modal;
+  const verdict = t.verdictFor(m.groups, s.view.wild_rank);
+  const buttons = [
+    { text: "Cancel", cls: "ghost-btn", id: "declare-cancel", fn: () => t.cancelFinish() },
+    verdict
+      ? { text: verdict.valid ? "Declare" : "Declare anyway", cls: verdict.valid ? "gold" : "danger", id: "declare-confirm", fn: () => t.confirmFinish() }
+      : { text: "Checking…", id: "declare-confirm", disabled: true },
+  ];
+  return html`<${Modal} kind="declare" wide title="Declare?" buttons=${buttons} onClose=${() => t.cancelFinish()}>
+    <div class="sheet-meta"><span>Finish card</span> <${Card} code=${m.card} small wild=${hasWildRank(m.card, s.view.wild_rank)} /></div>
+    <${SheetGroups} groups=${m.groups} verdict=${verdict} wildRank=${s.view.wild_rank} />
+    ${verdict == null ? html`<p class="muted">Checking your groups…</p>`
+      : verdict.valid ? html`<p class="ok big-ok">Valid declaration ✓ — you win this deal with 0 points.</p>`
+      : html`<p class="warn-text">These groups are <strong>not</strong> a valid show: a wrong show costs ${s.view.rules.wrong_show} points.</p>`}
+  <//>`;
+}
+
+export function OpenCards({ s, t }) {
+  const pile = (s.view && s.view.open_pile) || [];
+  return html`<${Modal} kind="open-cards" title=${"Open cards (" + pile.length + ")"} onClose=${() => t.closeModal()}
+      buttons=${[{ text: "Close", cls: "ghost-btn", id: "btn-open-close", fn: () => t.closeModal() }]}>
+    ${pile.length ? html`<p class="muted">Oldest first; the last card is on top.</p>
+      <div class="cards-row wrap">${pile.map((c, i) => html`<${Card} key=${c + i} code=${c} small wild=${hasWildRank(c, s.view.wild_rank)} />`)}</div>`
+      : html`<p>No open cards yet.</p>`}
+  <//>`;
+}
+
+export function Confirm({ kind, title, text, yes, no, onYes, t }) {
+  return html`<${Modal} kind=${kind} title=${title} onClose=${() => t.closeModal()}
+      buttons=${[{ text: no, cls: "ghost-btn", id: kind + "-cancel", fn: () => t.closeModal() },
+                 { text: yes, cls: "danger", id: kind + "-confirm", fn: onYes }]}>
+    <p>${text}</p>
+  <//>`;
+}

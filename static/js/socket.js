@@ -1,0 +1,85 @@
+// The table's WebSocket (docs/protocol.md): reconnects with backoff, numbers every
+// action with a request id and resends the unanswered ones after a reconnect (the
+// server answers a repeated id without moving twice).
+
+export class TableSocket {
+  constructor(path, handlers) {
+    this.path = path;
+    this.h = handlers; // {message(msg), state(open|closed|connecting, detail), fatal(text)}
+    this.ws = null;
+    this.attempts = 0;
+    this.timer = null;
+    this.closedForGood = false;
+    this.pending = new Map(); // request_id -> {action, sent, quiet}
+    this.prefix = "w" + Math.random().toString(36).slice(2, 8) + Date.now().toString(36);
+    this.count = 0;
+    window.addEventListener("online", () => { if (!this.ws) this.connect(); });
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    const proto = location.protocol === "https:" ? "wss://" : "ws://";
+    const ws = new WebSocket(proto + location.host + this.path);
+    this.ws = ws;
+    this.h.state("connecting");
+    ws.onopen = () => {
+      this.attempts = 0;
+      this.h.state("open");
+      this.resend();
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      let sent = null;
+      if (msg && msg.type === "result") {
+        sent = this.pending.get(msg.request_id) || null;
+        this.pending.delete(msg.request_id);
+      }
+      this.h.message(msg, sent);
+    };
+    ws.onclose = (ev) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (ev.code === 4401) { this.closedForGood = true; this.h.fatal("Your session has ended. Please log in again."); return; }
+      if (ev.code === 4404) { this.closedForGood = true; this.h.fatal("This table does not exist any more."); return; }
+      this.retry();
+    };
+  }
+
+  retry() {
+    if (this.closedForGood) return;
+    const delay = Math.min(15000, 500 * Math.pow(2, this.attempts)) * (0.8 + Math.random() * 0.4);
+    this.attempts += 1;
+    this.h.state("closed", "Reconnecting… (try " + this.attempts + ", in " + Math.round(delay / 100) / 10 + "s)");
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  raw(obj) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(obj));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send an action; returns false when it waits for the connection to come back. */
+  act(action, opts = {}) {
+    const id = this.prefix + "-" + ++this.count;
+    if (action.type === "arrange") {
+      // only the newest arrangement matters
+      for (const [k, p] of this.pending) if (p.action.type === "arrange") this.pending.delete(k);
+    }
+    this.pending.set(id, { action, sent: Date.now(), quiet: !!opts.quiet });
+    return this.raw({ type: "action", request_id: id, action });
+  }
+
+  pendingOf(id) { return this.pending.get(id); }
+
+  resend() {
+    const now = Date.now();
+    for (const [id, p] of this.pending) {
+      if (now - p.sent > 20000) { this.pending.delete(id); continue; }
+      this.raw({ type: "action", request_id: id, action: p.action });
+    }
+  }
+}

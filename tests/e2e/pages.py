@@ -1,0 +1,151 @@
+"""What the browser tests share: a player's browser, waiting, signing up, playing a turn.
+
+Every page fails its test on a console error, an uncaught exception or a JavaScript
+dialog (``alert`` from a player's name would be one): see ``Player.assert_clean``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from accounts.models import User
+from accounts.services import user_signed_up
+from tables.models import PoolGame, Table
+from tests.e2e.conftest import ARTIFACTS
+from tests.helpers import session_cookie
+
+PASSWORD = "felt-and-cards-2026"
+TIMEOUT = 15_000
+VIEWPORTS: dict[str, dict[str, Any]] = {
+    "1920x1080": {"viewport": {"width": 1920, "height": 1080}},
+    "1366x650": {"viewport": {"width": 1366, "height": 650}},
+    "1280x800": {"viewport": {"width": 1280, "height": 800}},
+    "740x360": {
+        "viewport": {"width": 740, "height": 360},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
+    "375x740": {
+        "viewport": {"width": 375, "height": 740},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
+}
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def game_of(table: Table) -> PoolGame:
+    return PoolGame.objects.filter(table=table).order_by("-id").first()  # type: ignore[return-value]
+
+
+def make_user(username: str, display_name: str = "") -> User:
+    """An account as sign-up makes it (with its sign-up chips)."""
+    user = User.objects.create_user(username=username, password=PASSWORD, display_name=display_name)
+    user_signed_up(user=user)
+    return user
+
+
+class Player:
+    """One browser: its page, every WebSocket frame the page received, and what went wrong in it."""
+
+    def __init__(self, browser: Any, base: str, name: str, device: dict[str, Any]) -> None:
+        self.name = name
+        self.base = base
+        self.context = browser.new_context(**device)
+        self.context.set_default_timeout(TIMEOUT)
+        self.page = self.context.new_page()
+        self.frames: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("websocket", self._on_socket)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        self.page.on("console", self._on_console)
+        self.page.on("dialog", self._on_dialog)
+
+    def _on_console(self, msg: Any) -> None:
+        if msg.type != "error":
+            return
+        url = (msg.location or {}).get("url", "")
+        if url.endswith("/favicon.ico"):  # the site's icon is not the table page's business
+            return
+        self.errors.append(f"console: {msg.text} ({url})")
+
+    def _on_dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _on_socket(self, ws: Any) -> None:
+        def received(payload: Any) -> None:
+            if isinstance(payload, str):
+                self.frames.append(json.loads(payload))
+
+        ws.on("framereceived", received)
+
+    def log_in(self, user: User) -> None:
+        """Log in with the session cookie of ``user`` (the log-in page is tested elsewhere)."""
+        name, value = session_cookie(user).split("=", 1)
+        self.context.add_cookies([{"name": name, "value": value, "url": self.base}])
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base + path)
+
+    def shot(self, name: str) -> None:
+        self.page.wait_for_timeout(450)  # let the last animation settle
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+    def hand(self) -> list[str]:
+        return self.page.eval_on_selector_all("#groups .card", "cs => cs.map(c => c.dataset.code)")
+
+    def hand_dom(self) -> list[list[str]]:
+        return self.page.eval_on_selector_all(
+            "#groups .group-cards",
+            "rows => rows.map(r => Array.from(r.querySelectorAll('.card')).map(c => c.dataset.code))",
+        )
+
+    def view(self) -> dict[str, Any] | None:
+        return self.page.evaluate("window.rummyTable && window.rummyTable.state.view")  # type: ignore[no-any-return]
+
+    def my_turn(self) -> bool:
+        v = self.view()
+        return bool(
+            v and v.get("seat") is not None and v.get("deal_phase") == "turn" and v.get("turn") == v["seat"]
+        )
+
+    def play_a_turn(self) -> str:
+        """Draw from the deck and discard the card drawn, with clicks, as a player does."""
+        page = self.page
+        page.wait_for_selector("#closed-deck.can")
+        before = len(self.hand())
+        page.click("#closed-deck")
+        wait_until(lambda: len(self.hand()) == before + 1, f"{self.name}'s drawn card")
+        page.wait_for_selector("#groups .card.fresh")
+        code = str(page.get_attribute("#groups .card.fresh", "data-code"))
+        page.click("#groups .card.fresh")
+        page.click("#btn-discard:not([disabled])")
+        wait_until(lambda: len(self.hand()) == before, f"{self.name}'s discard")
+        return code
+
+    def assert_clean(self) -> None:
+        assert self.dialogs == [], f"{self.name}'s page opened dialogs: {self.dialogs}"
+        assert self.errors == [], f"{self.name}'s page logged errors: {self.errors}"
+
+    def close(self) -> None:
+        self.context.close()
