@@ -87,7 +87,7 @@ def test_first_joiner_gets_their_hand_and_plays_without_reloading(live_server_ur
             ravi.play_a_turn()
         wait_until(asha.my_turn, "Asha's turn")
         page.wait_for_selector("#status-line >> text=Your turn: draw")
-        assert page.title().startswith("● Your turn")
+        wait_until(lambda: page.title().startswith("● Your turn"), "the tab title to say it is Asha's turn")
         asha.shot("first-joiner-turn")
         discarded = asha.play_a_turn()
         page.wait_for_selector(f"#open-pile .card.top[data-code='{discarded}']")
