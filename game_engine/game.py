@@ -518,7 +518,9 @@ def _between_deals(s: GameState, at: int, ctx: dl.Ctx, *, newly_out: list[int] |
     if auto_split_due(drops, someone_out, rules):
         _game_over_split(s, live, ctx, manual=False)
         return
-    if manual_split_eligible(drops, s.started):
+    if (
+        manual_split_eligible(drops, s.started) and s.prize_pool > 0
+    ):  # a free table has nothing to split (docs/rules.md §8.1)
         amounts = split_amounts(s.prize_pool, rules.entry_fee, drops)
         s.phase = SPLIT_OFFER
         s.phase_deadline = at + rules.split_ms

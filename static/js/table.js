@@ -24,7 +24,7 @@ const S = {
   toasts: [], ticker: "", lastDrawn: null, anim: {}, dealing: false,
   scores: cfg ? (cfg.scores || []) : [], scoresGame: cfg ? cfg.game_id : null,
   dragging: false, pointerDown: false, dirty: false,
-  muted: isMuted(), myTurnSeen: null, lastTickSecond: null,
+  muted: isMuted(), lastTickSecond: null,
   notify: typeof Notification !== "undefined" && Notification.permission === "granted",
 };
 const baseTitle = document.title;
@@ -171,12 +171,9 @@ function setView(view, events) {
     if (S.modal && S.modal.kind === "declare") S.modal = null;
   }
   events.forEach(onEvent);
-  // your turn: sound, title, notification
-  const turnKey = myTurn() ? v.deal_no + ":" + (v.deadline ? v.deadline.at_ms : "") : null;
-  if (myTurn() && S.myTurnSeen !== v.deal_no + ":" + v.turn + ":" + (before && before.turn)) {
-    if (!(before && before.turn === v.turn && before.deal_no === v.deal_no && before.seat === v.seat)) yourTurn();
-  }
-  S.myTurnSeen = turnKey;
+  // your turn (a new turn, not an update within it): sound, and a notification if the tab is hidden
+  const wasMine = !!(v && before && before.seat === v.seat && before.deal_phase === "turn" && before.turn === v.seat && before.deal_no === v.deal_no);
+  if (myTurn() && !wasMine) yourTurn();
   autoSheet();
   paint();
 }

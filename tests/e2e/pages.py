@@ -143,6 +143,28 @@ class Player:
         wait_until(lambda: len(self.hand()) == before, f"{self.name}'s discard")
         return code
 
+    def drag(self, source: Any, target: Any, *, to_end: bool = False) -> None:
+        """Drag with the mouse, in small steps, the way a player does (SortableJS fallback mode)."""
+        self.page.wait_for_timeout(150)
+        for _ in range(30):  # the page may be re-rendering the hand after an update
+            src, dst = source.bounding_box(), target.bounding_box()
+            if src and dst:
+                break
+            self.page.wait_for_timeout(100)
+        assert src and dst, "nothing to drag or nowhere to drop"
+        mouse = self.page.mouse
+        mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+        mouse.down()
+        mouse.move(src["x"] + src["width"] / 2 + 8, src["y"] + src["height"] / 2 + 8, steps=4)
+        x = dst["x"] + (dst["width"] - 5 if to_end else dst["width"] / 2)
+        y = dst["y"] + dst["height"] / 2
+        mouse.move(x, y, steps=14)
+        self.page.wait_for_timeout(250)  # hover a moment, as a hand does (SortableJS animates the insert)
+        mouse.move(x + 2, y + 1, steps=3)
+        self.page.wait_for_timeout(120)
+        mouse.up()
+        self.page.wait_for_timeout(200)
+
     def assert_clean(self) -> None:
         assert self.dialogs == [], f"{self.name}'s page opened dialogs: {self.dialogs}"
         assert self.errors == [], f"{self.name}'s page logged errors: {self.errors}"

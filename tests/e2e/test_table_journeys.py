@@ -187,6 +187,24 @@ def test_hostile_display_names_stay_text_at_the_table(live_server_url: str, brow
             assert p.page.locator("#table-app iframe, #table-app svg").count() == 0
         asha.shot("hostile-names-phone")
         mallory.shot("hostile-names-desktop")
+
+        # Mallory rejoins; the last deal's sheet still says how that deal left her: out at 115.
+        m = seat[str(users[0].pk)]
+        mallory.page.keyboard.press("Escape")
+        mallory.page.click("#btn-last-result")
+        mallory.page.click("#btn-rejoin")
+        wait_until(lambda: not GameState.from_dict(game_of(table).state).players[m].eliminated, "the rejoin")
+        rejoined = GameState.from_dict(game_of(table).state).players[m].score
+        assert rejoined < 101
+        wait_until(
+            lambda: asha.page.evaluate(f"window.rummyTable.state.view.players[{m}].score") == rejoined,
+            "Asha's page to see the rejoin",
+        )
+        asha.page.keyboard.press("Escape")
+        asha.page.click("#btn-last-result")
+        score = asha.page.inner_text(f"#result-table tr[data-seat='{m}'] .pscore")
+        assert "115" in score and "out" in score, score
+        asha.page.click("#btn-sheet-close")
         for p in players:
             p.assert_clean()
     finally:

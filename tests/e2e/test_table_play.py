@@ -41,6 +41,7 @@ from game_engine.scenario import scripted_game
 from tables import clock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
+from tests.e2e.pages import Player
 from tests.helpers import card_lists
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -118,64 +119,6 @@ def stack_deal(table: Table) -> GameState:
         game.event_count += 1
         game.save()
     return state
-
-
-class Player:
-    """One browser: its page and every WebSocket frame the page received."""
-
-    def __init__(self, browser: Any, base: str, name: str, device: dict[str, Any]) -> None:
-        self.name = name
-        self.base = base
-        self.context = browser.new_context(**device)
-        self.context.set_default_timeout(TIMEOUT)
-        self.page = self.context.new_page()
-        self.frames: list[dict[str, Any]] = []
-        self.errors: list[str] = []
-        self.page.on("websocket", self._on_socket)
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
-
-    def _on_socket(self, ws: Any) -> None:
-        def received(payload: Any) -> None:
-            if isinstance(payload, str):
-                self.frames.append(json.loads(payload))
-
-        ws.on("framereceived", received)
-
-    def goto(self, path: str) -> None:
-        self.page.goto(self.base + path)
-
-    def shot(self, name: str) -> None:
-        self.page.wait_for_timeout(350)  # let the last animation settle
-        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-
-    def hand_dom(self) -> list[list[str]]:
-        return self.page.eval_on_selector_all(
-            "#groups .group-cards",
-            "rows => rows.map(r => Array.from(r.querySelectorAll('.card')).map(c => c.dataset.code))",
-        )
-
-    def drag(self, source: Any, target: Any, *, to_end: bool = False) -> None:
-        """Drag with the mouse, in small steps, the way a player does (SortableJS fallback mode)."""
-        self.page.wait_for_timeout(150)
-        for _ in range(30):  # the page may be re-rendering the hand after an update
-            src, dst = source.bounding_box(), target.bounding_box()
-            if src and dst:
-                break
-            self.page.wait_for_timeout(100)
-        assert src and dst, "nothing to drag or nowhere to drop"
-        mouse = self.page.mouse
-        mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
-        mouse.down()
-        mouse.move(src["x"] + src["width"] / 2 + 8, src["y"] + src["height"] / 2 + 8, steps=4)
-        x = dst["x"] + (dst["width"] - 5 if to_end else dst["width"] / 2)
-        y = dst["y"] + dst["height"] / 2
-        mouse.move(x, y, steps=14)
-        self.page.wait_for_timeout(250)  # hover a moment, as a hand does (SortableJS animates the insert)
-        mouse.move(x + 2, y + 1, steps=3)
-        self.page.wait_for_timeout(120)
-        mouse.up()
-        self.page.wait_for_timeout(200)
 
 
 def sign_up(player: Player, username: str, display: str) -> None:
@@ -456,4 +399,5 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     page.wait_for_selector("#deal-events li.current")
     asha.shot("replay-desktop")
 
-    assert asha.errors == [] and ravi.errors == [], (asha.errors, ravi.errors)
+    asha.assert_clean()
+    ravi.assert_clean()

@@ -129,6 +129,17 @@ def test_rules_8_manual_split_declined_continues() -> None:
         act(state, type="split_accept", seat=2)
 
 
+def test_rules_8_no_split_offer_at_a_free_table() -> None:
+    free = make_rules("101", entry_fee=0, rake_bp=0)
+    state = game3([95, 50, 40], free)
+    state, _ = act(state, type="drop", seat=0)
+    state, _ = act(state, type="drop", seat=1)
+    state, ev = act(state, type="leave", seat=0)  # as in the paid game above, where a split is offered
+    assert state.prize_pool == 0
+    assert not any(e["type"] == "split_offer" for e in ev) and state.split_offer is None
+    assert state.phase == "between_deals"
+
+
 def test_rules_8_auto_split_on_high_fee_tables() -> None:
     rules = make_rules("101", entry_fee=300_000, rake_bp=1_000)
     state = game3([95, 75, 80], rules)
