@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -41,7 +40,7 @@ from game_engine.scenario import scripted_game
 from tables import clock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import Player
+from tests.e2e.pages import Player, game_of, wait_until
 from tests.helpers import card_lists
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -54,21 +53,6 @@ TIMEOUT = 15_000
 
 
 # --------------------------------------------------------------------------- helpers
-def wait_until(check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.1)
-
-
-def game_of(table: Table) -> PoolGame:
-    return PoolGame.objects.filter(table=table).order_by("-id").first()  # type: ignore[return-value]
-
-
 def state_of(table: Table) -> GameState:
     return GameState.from_dict(game_of(table).state)
 
