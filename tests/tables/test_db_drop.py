@@ -106,7 +106,10 @@ async def test_a_handshake_whose_session_lookup_finds_a_dead_connection_still_op
 
     @sync_to_async  # the shared database thread the handshakes' lookups run on
     def handshake_backend() -> int:
-        assert connection.connection is not None, "the handshake's connection was not kept"
+        # Normally the handshake's own connection, kept; if something on this thread closed it
+        # since, open the persistent connection the next handshake's lookup will find.
+        monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)  # this thread's own wrapper too
+        connection.ensure_connection()
         return int(connection.connection.info.backend_pid)
 
     pid = await handshake_backend()
