@@ -244,6 +244,7 @@ def dashboard() -> dict[str, Any]:
         "deals_today": Deal.objects.filter(started_at__gte=today).count(),
         "chips_in_circulation": format_money(-balances.get(AccountKind.ISSUANCE, 0)),
         "chips_in_wallets": format_money(balances.get(AccountKind.WALLET, 0)),
+        "chips_in_bonus": format_money(balances.get(AccountKind.BONUS, 0)),
         "chips_in_escrow": format_money(balances.get(AccountKind.ESCROW, 0)),
         "house": format_money(balances.get(AccountKind.HOUSE, 0)),
         "timers_overdue": open_games.filter(deadline_at__lt=now - timedelta(seconds=5)).count(),

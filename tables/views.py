@@ -16,7 +16,7 @@ from tables.apis import deal_visible_to
 from tables.errors import TableError
 from tables.models import Table, TableSettings
 from wallet.errors import WalletError
-from wallet.selectors import wallet_balance
+from wallet.selectors import chip_balances
 
 
 def lobby(request: HttpRequest) -> HttpResponse:
@@ -34,7 +34,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "formats": TableSettings.Format.choices,
             "selected_format": fmt or "",
             "selected_status": status or "",
-            "balance": wallet_balance(user=request.user),
+            "chips": chip_balances(user=request.user),
             "practice_seats": list(services.PRACTICE_SEATS),
         },
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -12,12 +14,18 @@ from rest_framework.views import APIView
 
 from wallet.errors import DailyTopupAlreadyClaimed
 from wallet.money import format_money
-from wallet.selectors import wallet_balance, wallet_history
+from wallet.selectors import chip_balances, wallet_history
 from wallet.services import claim_daily_topup
 
 
 class BalanceSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    balance = serializers.IntegerField(help_text="Paise (1 chip = 100).")
+    balance = serializers.IntegerField(
+        help_text="Paise (1 chip = 100) the player can pay entry fees with: cash + bonus."
+    )
+    cash = serializers.IntegerField(help_text="Cash chips, paise: winnings and staff credits.")
+    bonus = serializers.IntegerField(
+        help_text="Bonus chips, paise: the sign-up bonus and daily chips; they pay entry fees only (docs/rules.md §8.6)."
+    )
     display = serializers.CharField(help_text="Formatted, e.g. ₹12.50.")
     currency_symbol = serializers.CharField()
 
@@ -28,19 +36,29 @@ class WalletEntrySerializer(serializers.Serializer):  # type: ignore[type-arg]
     created_at = serializers.DateTimeField(source="transaction.created_at")
     kind = serializers.CharField(source="transaction.kind")
     memo = serializers.CharField(source="transaction.memo")
+    account = serializers.CharField(source="account.kind", help_text="`wallet` (cash) or `bonus`.")
     amount = serializers.IntegerField(help_text="Signed paise: + credit, - debit.")
-    balance_after = serializers.IntegerField(help_text="Wallet balance right after this entry, paise.")
+    balance_after = serializers.IntegerField(
+        help_text="That account's balance right after this entry, paise."
+    )
 
 
-def _balance_payload(paise: int) -> dict[str, object]:
-    return {"balance": paise, "display": format_money(paise), "currency_symbol": settings.CURRENCY_SYMBOL}
+def _balance_payload(user: Any) -> dict[str, object]:
+    chips = chip_balances(user=user)
+    return {
+        "balance": chips["total"],
+        "cash": chips["cash"],
+        "bonus": chips["bonus"],
+        "display": format_money(chips["total"]),
+        "currency_symbol": settings.CURRENCY_SYMBOL,
+    }
 
 
 class WalletBalanceApi(APIView):
     @extend_schema(operation_id="wallet_balance", responses=BalanceSerializer, tags=["wallet"])
     def get(self, request: Request) -> Response:
         """The logged-in player's balance."""
-        return Response(BalanceSerializer(_balance_payload(wallet_balance(user=request.user))).data)
+        return Response(BalanceSerializer(_balance_payload(request.user)).data)
 
 
 class WalletTransactionsApi(ListAPIView):  # type: ignore[type-arg]
@@ -60,8 +78,10 @@ DailyClaimSerializer = inline_serializer(
     name="DailyClaim",
     fields={
         "transaction_id": serializers.IntegerField(),
-        "amount": serializers.IntegerField(help_text="Paise credited."),
+        "amount": serializers.IntegerField(help_text="Paise credited (as bonus chips)."),
         "balance": serializers.IntegerField(),
+        "cash": serializers.IntegerField(),
+        "bonus": serializers.IntegerField(),
         "display": serializers.CharField(),
         "currency_symbol": serializers.CharField(),
     },
@@ -88,10 +108,10 @@ class WalletDailyClaimApi(APIView):
         except DailyTopupAlreadyClaimed as exc:
             detail = f"You have already claimed today's free chips ({exc.day}, UTC). Come back tomorrow."
             return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
-        amount = txn.entries.get(account__user_id=request.user.pk).amount
+        amount = txn.entries.get(amount__gt=0).amount
         payload = {
             "transaction_id": txn.pk,
             "amount": amount,
-            **_balance_payload(wallet_balance(user=request.user)),
+            **_balance_payload(request.user),
         }
         return Response(payload, status=status.HTTP_201_CREATED)

@@ -6,7 +6,13 @@ in the same database transaction as the entries (``wallet.services`` is the only
 writer). Chips enter circulation from the single *issuance* account, whose balance
 is therefore negative by design (minus the chips in existence); the *house*
 account collects rake and may in principle go negative too (staff could debit it),
-so only *wallet* and *escrow* balances are constrained to be >= 0.
+so only *wallet*, *bonus* and *escrow* balances are constrained to be >= 0.
+
+A player holds two accounts: the *wallet* (cash chips: winnings and staff credits)
+and *bonus* (free chips: the sign-up bonus and the daily top-up). Bonus chips pay
+entry fees only, and the share of a prize pool that bonus chips funded is paid to
+the winners as bonus (docs/rules.md §8.6), so free chips cannot be passed to
+another account as cash by losing to it on purpose.
 
 Transactions and entries are append-only: refused here in Python, in the admin,
 and on PostgreSQL by triggers (migration 0002).
@@ -26,20 +32,22 @@ from wallet.errors import AppendOnlyViolation
 
 class AccountKind(models.TextChoices):
     WALLET = "wallet", "Player wallet"
+    #: Free chips (sign-up bonus, daily top-up): entry fees only, never paid to another player as cash.
+    BONUS = "bonus", "Player bonus chips"
     ESCROW = "escrow", "Game escrow"
     HOUSE = "house", "House (rake)"
     ISSUANCE = "issuance", "Issuance (source of chips)"
 
 
 #: Kinds whose balance may never go below zero (also a CHECK constraint).
-NON_NEGATIVE_KINDS = (AccountKind.WALLET, AccountKind.ESCROW)
+NON_NEGATIVE_KINDS = (AccountKind.WALLET, AccountKind.BONUS, AccountKind.ESCROW)
 
 
 class Account(models.Model):
     """One ledger account: a player's wallet, a pool game's escrow, the house or issuance."""
 
     kind = models.CharField(max_length=16, choices=AccountKind.choices)
-    #: ``user:<id>`` for wallets, the game ref (``game:<id>``) for escrows, ``house``, ``issuance``.
+    #: ``user:<id>`` for wallets and bonus accounts, the game ref (``game:<id>``) for escrows, ``house``, ``issuance``.
     ref = models.CharField(max_length=100)
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,

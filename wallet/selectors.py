@@ -9,15 +9,24 @@ from django.db.models import QuerySet
 
 from accounts.models import User
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
-from wallet.services import daily_topup_key
+from wallet.services import PLAYER_KINDS, daily_topup_key
 
 
 def wallet_balance(*, user: User) -> int:
-    """The player's balance in paise; 0 before their wallet exists."""
+    """The player's cash chips in paise; 0 before their wallet exists."""
     balance = Account.objects.filter(kind=AccountKind.WALLET, user_id=user.pk).values_list(
         "balance", flat=True
     )
     return next(iter(balance), 0)
+
+
+def chip_balances(*, user: User) -> dict[str, int]:
+    """``cash``, ``bonus`` (entry fees only, docs/rules.md §8.6) and their ``total``, in paise."""
+    rows = dict(
+        Account.objects.filter(kind__in=PLAYER_KINDS, ref=f"user:{user.pk}").values_list("kind", "balance")
+    )
+    cash, bonus = rows.get(AccountKind.WALLET, 0), rows.get(AccountKind.BONUS, 0)
+    return {"cash": cash, "bonus": bonus, "total": cash + bonus}
 
 
 def escrow_balance(*, game_ref: str) -> int:
@@ -27,10 +36,10 @@ def escrow_balance(*, game_ref: str) -> int:
 
 
 def wallet_history(*, user: User) -> QuerySet[Entry]:
-    """The player's own entries, newest first, with their transaction (kind, memo, date)."""
+    """The player's own entries (cash and bonus), newest first, with their transaction and account."""
     return (
-        Entry.objects.filter(account__kind=AccountKind.WALLET, account__user_id=user.pk)
-        .select_related("transaction")
+        Entry.objects.filter(account__kind__in=PLAYER_KINDS, account__ref=f"user:{user.pk}")
+        .select_related("transaction", "account")
         .order_by("-id")
     )
 

@@ -14,6 +14,13 @@ unique index is the last line of defence: the insert runs in a savepoint so the
 winner re-read. Reusing a key for a different kind, amount or set of accounts
 raises ``IdempotencyConflict``.
 
+Bonus chips (docs/rules.md §8.6): the sign-up bonus and the daily top-up go to
+the player's *bonus* account, not the wallet. Entry fees take bonus chips first;
+refunds give each part back to where it came from; a settlement gives every
+player back their own stake first (cash first) and pays the rest of the pool, the
+stakes the losers lost, in the same mix of bonus and cash those stakes were paid
+in. So chips a fresh account got for free reach another player only as bonus.
+
 Locks (Zulip-style note): callers should not hold other ledger locks when they
 call in; one service call per database transaction is the safe pattern, because
 lock ordering is only guaranteed within one call.
@@ -52,6 +59,11 @@ from wallet.money import chips, format_money
 HOUSE_REF = "house"
 ISSUANCE_REF = "issuance"
 GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP, TransactionKind.GRANT)
+#: Grants credited as bonus chips rather than cash.
+BONUS_GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP)
+#: The two accounts of a player, and the postings that move chips into and out of a game's escrow.
+PLAYER_KINDS = (AccountKind.WALLET, AccountKind.BONUS)
+STAKE_KINDS = (TransactionKind.ENTRY_FEE, TransactionKind.REFUND)
 
 #: account pk -> signed paise
 Legs = dict[int, int]
@@ -94,6 +106,11 @@ def _account(*, kind: str, ref: str, user_id: int | None = None) -> Account:
 def wallet_account_for(*, user_id: int) -> Account:
     """The player's wallet, created on first use."""
     return _account(kind=AccountKind.WALLET, ref=f"user:{user_id}", user_id=user_id)
+
+
+def bonus_account_for(*, user_id: int) -> Account:
+    """The player's bonus chips (entry fees only), created on first use."""
+    return _account(kind=AccountKind.BONUS, ref=f"user:{user_id}")
 
 
 def escrow_account_for(game_ref: str) -> Account:
@@ -243,14 +260,20 @@ def grant(
     caused_by: User | None = None,
     now: datetime | None = None,
 ) -> LedgerTransaction:
-    """New chips for a player, from the issuance account (sign-up bonus, daily top-up, staff credit)."""
+    """New chips for a player, from the issuance account: the sign-up bonus and the daily top-up
+    as bonus chips, a staff credit as cash."""
     _paise(amount)
     if kind not in GRANT_KINDS:
         raise ValueError(f"grant kind must be one of {[str(k) for k in GRANT_KINDS]}, got {kind!r}")
+    target = (
+        bonus_account_for(user_id=user.pk)
+        if kind in BONUS_GRANT_KINDS
+        else wallet_account_for(user_id=user.pk)
+    )
     txn, _ = _transfer(
         kind=kind,
         source=issuance_account(),
-        target=wallet_account_for(user_id=user.pk),
+        target=target,
         amount=amount,
         idempotency_key=idempotency_key,
         memo=memo or f"{TransactionKind(kind).label}: {format_money(amount)}",
@@ -282,7 +305,7 @@ def daily_topup_key(*, user_id: int, now: datetime | None = None) -> str:
 
 
 def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTransaction:
-    """``settings.DAILY_TOPUP_CHIPS`` free chips once per UTC day.
+    """``settings.DAILY_TOPUP_CHIPS`` free bonus chips once per UTC day.
 
     Raises ``DailyTopupAlreadyClaimed`` on a second claim the same day (also when
     two claims race: both lock the same accounts, the second finds the key).
@@ -293,7 +316,7 @@ def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTrans
     txn, created = _transfer(
         kind=TransactionKind.DAILY_TOPUP,
         source=issuance_account(),
-        target=wallet_account_for(user_id=user.pk),
+        target=bonus_account_for(user_id=user.pk),
         amount=amount,
         idempotency_key=key,
         memo="Daily free chips",
@@ -311,27 +334,41 @@ def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTrans
 def pay_entry(
     *, user: User, game_ref: str, amount: int, idempotency_key: str, memo: str = ""
 ) -> LedgerTransaction:
-    """Move an entry fee (join: ``join:<game>:<user>``, rejoin: ``rejoin:<game>:<user>:<n>``) into the escrow.
+    """Move an entry fee (join: ``join:<game>:<user>``, rejoin: ``rejoin:<game>:<user>:<n>``) into the escrow,
+    bonus chips first, then cash.
 
-    Raises ``InsufficientFunds`` if the wallet cannot pay, ``SpendLimitReached`` past the
-    player's own daily limit on entry fees (checked under the wallet's lock, so two joins at
-    once cannot pass it together; a repeated key is answered as before).
+    Raises ``InsufficientFunds`` if bonus and cash together cannot pay, ``SpendLimitReached``
+    past the player's own daily limit on entry fees (checked under the accounts' locks, so two
+    joins at once cannot pass it together; a repeated key is answered as before).
     """
     _paise(amount)
-    wallet = wallet_account_for(user_id=user.pk)
+    cash, bonus = wallet_account_for(user_id=user.pk), bonus_account_for(user_id=user.pk)
+    escrow = escrow_account_for(game_ref)
     with transaction.atomic():
-        list(accounts_for_update([wallet.pk]))
+        list(accounts_for_update([cash.pk, bonus.pk]))
         if not LedgerTransaction.objects.filter(idempotency_key=_key(idempotency_key)).exists():
             _check_spend_limit(user=user, amount=amount)
-        txn, _ = _transfer(
+
+        def legs(locked: dict[int, Account]) -> Legs:
+            have_cash, have_bonus = locked[cash.pk].balance, locked[bonus.pk].balance
+            if have_cash + have_bonus < amount:
+                raise InsufficientFunds(
+                    account_ref=cash.label, balance=have_cash + have_bonus, required=amount
+                )
+            from_bonus = min(have_bonus, amount)
+            return {bonus.pk: -from_bonus, cash.pk: -(amount - from_bonus), escrow.pk: amount}
+
+        txn, created = _post(
             kind=TransactionKind.ENTRY_FEE,
-            source=wallet,
-            target=escrow_account_for(game_ref),
-            amount=amount,
             idempotency_key=idempotency_key,
+            accounts=[cash, bonus, escrow],
+            legs=legs,
+            fixed_legs=None,
             memo=memo or f"Entry fee for {game_ref}",
             caused_by=user,
         )
+        if not created and not txn.entries.filter(account=escrow, amount=amount).exists():
+            raise IdempotencyConflict(idempotency_key=idempotency_key, detail="the amount differs")
     return txn
 
 
@@ -350,21 +387,21 @@ def _check_spend_limit(*, user: User, amount: int) -> None:
 
 
 def entry_fees_spent(*, user_id: int, since: datetime) -> int:
-    """Paise the player paid in entry and rejoin fees since ``since``, minus refunds of them."""
+    """Paise the player paid in entry and rejoin fees since ``since`` (cash and bonus), minus refunds of them."""
     total = Entry.objects.filter(
-        account__kind=AccountKind.WALLET,
+        account__kind__in=PLAYER_KINDS,
         account__ref=f"user:{user_id}",
-        transaction__kind__in=[TransactionKind.ENTRY_FEE, TransactionKind.REFUND],
+        transaction__kind__in=STAKE_KINDS,
         transaction__created_at__gte=since,
     ).aggregate(total=Sum("amount"))["total"]
     return max(0, -(total or 0))
 
 
 def _net_paid_by_wallet(*, escrow: Account) -> dict[int, int]:
-    """wallet account pk -> entry fees minus refunds that wallet has in ``escrow`` (0 once refunded)."""
+    """Player account pk (wallet or bonus) -> entry fees minus refunds it has in ``escrow`` (0 once refunded)."""
     rows = (
-        Entry.objects.filter(account__kind=AccountKind.WALLET, transaction__entries__account=escrow)
-        .filter(transaction__kind__in=[TransactionKind.ENTRY_FEE, TransactionKind.REFUND])
+        Entry.objects.filter(account__kind__in=PLAYER_KINDS, transaction__entries__account=escrow)
+        .filter(transaction__kind__in=STAKE_KINDS)
         .values("account_id")
         .annotate(net=Sum("amount"))
     )
@@ -372,22 +409,25 @@ def _net_paid_by_wallet(*, escrow: Account) -> dict[int, int]:
 
 
 def refund_entry(*, user: User, game_ref: str, idempotency_key: str, memo: str = "") -> LedgerTransaction:
-    """Give back exactly what the player paid into this game (fees incl. rejoins, minus earlier refunds).
+    """Give back exactly what the player paid into this game (fees incl. rejoins, minus earlier refunds),
+    cash to the wallet and bonus chips to the bonus account.
 
     For leaving before the start or a cancelled game. Raises ``NothingToRefund``.
     """
-    wallet, escrow = wallet_account_for(user_id=user.pk), escrow_account_for(game_ref)
+    cash, bonus = wallet_account_for(user_id=user.pk), bonus_account_for(user_id=user.pk)
+    escrow = escrow_account_for(game_ref)
 
     def legs(_locked: dict[int, Account]) -> Legs:
-        paid = _net_paid_by_wallet(escrow=escrow).get(wallet.pk, 0)
-        if paid <= 0:
+        net = _net_paid_by_wallet(escrow=escrow)
+        paid = {pk: net.get(pk, 0) for pk in (cash.pk, bonus.pk) if net.get(pk, 0) > 0}
+        if not paid:
             raise NothingToRefund(f"{user.pk} has no entry fees held in {game_ref}")
-        return {escrow.pk: -paid, wallet.pk: paid}
+        return {escrow.pk: -sum(paid.values()), **paid}
 
     txn, _ = _post(
         kind=TransactionKind.REFUND,
         idempotency_key=idempotency_key,
-        accounts=[wallet, escrow],
+        accounts=[cash, bonus, escrow],
         legs=legs,
         fixed_legs=None,
         memo=memo or f"Refund of entry fees for {game_ref}",
@@ -397,11 +437,11 @@ def refund_entry(*, user: User, game_ref: str, idempotency_key: str, memo: str =
 
 
 def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -> LedgerTransaction:
-    """Cancel a game: refund every player what they paid, in one transaction; the escrow ends at zero
-    unless something other than fees was put in (then ``SettlementMismatch``)."""
+    """Cancel a game: refund every player what they paid, each part to its source, in one transaction;
+    the escrow ends at zero unless something other than fees was put in (then ``SettlementMismatch``)."""
     escrow = escrow_account_for(game_ref)
     payers = sorted(_net_paid_by_wallet(escrow=escrow))
-    wallets = list(Account.objects.filter(pk__in=payers))
+    players = list(Account.objects.filter(pk__in=payers))
 
     def legs(locked: dict[int, Account]) -> Legs:
         paid = _net_paid_by_wallet(escrow=escrow)
@@ -418,7 +458,7 @@ def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -
     txn, _ = _post(
         kind=TransactionKind.REFUND,
         idempotency_key=idempotency_key,
-        accounts=[escrow, *wallets],
+        accounts=[escrow, *players],
         legs=legs,
         fixed_legs=None,
         memo=memo or f"Cancelled {game_ref}: entry fees refunded",
@@ -470,6 +510,7 @@ def settle_game(
 
     ``payouts`` maps user id -> paise (zero amounts allowed and skipped). Raises
     ``SettlementMismatch`` unless ``sum(payouts) + rake`` equals the escrow balance.
+    How each payout divides into cash and bonus chips: ``prize_sources`` (docs/rules.md §8.6).
     """
     _paise(rake, what="rake", allow_zero=True)
     for user_id, amount in payouts.items():
@@ -478,28 +519,86 @@ def settle_game(
     if User.objects.filter(pk__in=user_ids).count() != len(user_ids):
         raise WalletError(f"settle_game {game_ref}: unknown user ids in payouts {user_ids}")
     escrow, house = escrow_account_for(game_ref), house_account()
-    wallets = {uid: wallet_account_for(user_id=uid) for uid in user_ids}
+    cash = {uid: wallet_account_for(user_id=uid) for uid in user_ids}
+    bonus = {uid: bonus_account_for(user_id=uid) for uid in user_ids}
     total = sum(payouts.values())
-    fixed: Legs = {escrow.pk: -(total + rake), house.pk: rake}
-    for uid, amount in payouts.items():
-        fixed[wallets[uid].pk] = amount
 
     def legs(locked: dict[int, Account]) -> Legs:
         balance = locked[escrow.pk].balance
         if total + rake != balance:
             raise SettlementMismatch(game_ref=game_ref, escrow=balance, payouts=total, rake=rake)
-        return fixed
+        stakes = _stakes(escrow=escrow)
+        parts = prize_sources(payouts=payouts, rake=rake, stakes=stakes)
+        out: Legs = {escrow.pk: -(total + rake), house.pk: rake}
+        for uid, (in_cash, in_bonus) in parts.items():
+            out[cash[uid].pk] = in_cash
+            out[bonus[uid].pk] = in_bonus
+        return out
 
     txn, _ = _post(
         kind=TransactionKind.SETTLEMENT,
         idempotency_key=idempotency_key,
-        accounts=[escrow, house, *wallets.values()],
+        accounts=[escrow, house, *cash.values(), *bonus.values()],
         legs=legs,
-        fixed_legs=fixed,
+        fixed_legs=None,
         memo=memo or f"Settlement of {game_ref}",
         caused_by=None,
     )
     return txn
+
+
+def _stakes(*, escrow: Account) -> dict[int, tuple[int, int]]:
+    """User id -> (cash, bonus) paise that user has in ``escrow`` (entry and rejoin fees less refunds)."""
+    net = _net_paid_by_wallet(escrow=escrow)
+    stakes: dict[int, tuple[int, int]] = {}
+    for account in Account.objects.filter(pk__in=net).only("kind", "ref"):
+        uid = int(account.ref.removeprefix("user:"))
+        in_cash, in_bonus = stakes.get(uid, (0, 0))
+        if account.kind == AccountKind.BONUS:
+            in_bonus += net[account.pk]
+        else:
+            in_cash += net[account.pk]
+        stakes[uid] = (in_cash, in_bonus)
+    return stakes
+
+
+def prize_sources(
+    *, payouts: Mapping[int, int], rake: int, stakes: Mapping[int, tuple[int, int]]
+) -> dict[int, tuple[int, int]]:
+    """User id -> (cash, bonus) of each payout (docs/rules.md §8.6), so free chips never become cash
+    by passing through a game.
+
+    Each player first gets their own stake back, up to their payout, cash first (a stake that was
+    partly lost was lost from its bonus part first). The rest of every payout, and the rake, come
+    out of the stakes the players lost, in the proportion of bonus to cash in those lost stakes,
+    rounded to the paisa by the largest remainder (ties: the house first, then by user id).
+    """
+    own: dict[int, tuple[int, int]] = {}
+    won: dict[int, int] = {}
+    for uid, amount in payouts.items():
+        stake_cash, stake_bonus = stakes.get(uid, (0, 0))
+        back = min(amount, stake_cash + stake_bonus)
+        back_cash = min(back, stake_cash)
+        own[uid] = (back_cash, back - back_cash)
+        won[uid] = amount - back
+    lost_bonus = sum(b for _c, b in stakes.values()) - sum(b for _c, b in own.values())
+    lost = rake + sum(won.values())
+    lost_bonus = max(0, min(lost_bonus, lost))
+    # largest remainder over the shares of the lost stakes: the house (key None) and each winner
+    shares: dict[int | None, int] = {None: rake, **{uid: w for uid, w in won.items() if w}}
+    bonus_of = {k: (v * lost_bonus) // lost if lost else 0 for k, v in shares.items()}
+    left = lost_bonus - sum(bonus_of.values())
+    by_remainder = sorted(
+        shares, key=lambda k: (-((shares[k] * lost_bonus) % lost if lost else 0), k is not None, k or 0)
+    )
+    for k in by_remainder[:left]:
+        bonus_of[k] += 1
+    result: dict[int, tuple[int, int]] = {}
+    for uid in payouts:
+        won_bonus = bonus_of.get(uid, 0)
+        back_cash, back_bonus = own[uid]
+        result[uid] = (back_cash + won[uid] - won_bonus, back_bonus + won_bonus)
+    return result
 
 
 # ---------------------------------------------------------------------------

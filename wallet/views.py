@@ -11,14 +11,14 @@ from django.views.decorators.http import require_POST
 
 from wallet.errors import DailyTopupAlreadyClaimed
 from wallet.money import chips, format_money
-from wallet.selectors import daily_topup_claimed, wallet_balance, wallet_history_page
+from wallet.selectors import chip_balances, daily_topup_claimed, wallet_history_page
 from wallet.services import claim_daily_topup
 
 
 @login_required
 def wallet_page(request: HttpRequest) -> HttpResponse:
     context = {
-        "balance": wallet_balance(user=request.user),
+        "chips": chip_balances(user=request.user),
         "page": wallet_history_page(user=request.user, page=request.GET.get("page")),
         "daily_claimed": daily_topup_claimed(user=request.user),
         "daily_amount": chips(settings.DAILY_TOPUP_CHIPS),
@@ -34,6 +34,6 @@ def claim_daily(request: HttpRequest) -> HttpResponse:
     except DailyTopupAlreadyClaimed:
         messages.error(request, "You have already claimed today's free chips. Come back after midnight UTC.")
     else:
-        amount = txn.entries.get(account__user_id=request.user.pk).amount
-        messages.success(request, f"{format_money(amount)} of free chips added to your wallet.")
+        amount = txn.entries.get(amount__gt=0).amount
+        messages.success(request, f"{format_money(amount)} of free bonus chips added to your wallet.")
     return redirect("wallet")

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from wallet import services
 from wallet.models import LedgerTransaction
+from wallet.selectors import chip_balances
 
 pytestmark = pytest.mark.django_db
 Fund = Callable[[User, int], None]
@@ -108,7 +109,7 @@ def test_page_shows_balance_history_and_nav_link(browser: Client, player: User, 
 def test_page_claim_button(browser: Client, player: User) -> None:
     response = browser.post(reverse("wallet-daily"), follow=True)
     html = response.content.decode()
-    assert "500.00 of free chips added" in html
+    assert "500.00 of free bonus chips added" in html
     response = browser.post(reverse("wallet-daily"), follow=True)
     assert "already claimed" in response.content.decode()
     assert browser.get(reverse("wallet-daily")).status_code == 405
@@ -138,4 +139,4 @@ def test_signup_grants_the_bonus() -> None:
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     user = User.objects.get(username="newbie")
-    assert user.wallet_account.balance == 1000_00
+    assert chip_balances(user=user) == {"cash": 0, "bonus": 1000_00, "total": 1000_00}

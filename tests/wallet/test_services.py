@@ -26,7 +26,13 @@ from wallet.errors import (
 )
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction, TransactionKind
 from wallet.money import format_money
-from wallet.selectors import escrow_balance, wallet_balance, wallet_history, wallet_history_page
+from wallet.selectors import (
+    chip_balances,
+    escrow_balance,
+    wallet_balance,
+    wallet_history,
+    wallet_history_page,
+)
 
 pytestmark = pytest.mark.django_db
 Fund = Callable[[User, int], None]
@@ -75,7 +81,7 @@ def test_amounts_must_be_positive_ints(player: User, bad: object) -> None:
 def test_sign_up_wires_the_bonus_once(player: User) -> None:
     user_signed_up(user=player)
     user_signed_up(user=player)
-    assert wallet_balance(user=player) == 1000_00
+    assert chip_balances(user=player) == {"cash": 0, "bonus": 1000_00, "total": 1000_00}
     txn = LedgerTransaction.objects.get()
     assert txn.kind == TransactionKind.SIGNUP_BONUS
     assert txn.idempotency_key == f"signup:{player.pk}"
@@ -95,9 +101,9 @@ def test_daily_topup_once_per_utc_day(player: User) -> None:
     assert txn.idempotency_key == f"daily:{player.pk}:2026-03-01"
     with pytest.raises(DailyTopupAlreadyClaimed):
         services.claim_daily_topup(user=player, now=day1 + timedelta(seconds=30))
-    assert wallet_balance(user=player) == 500_00
+    assert chip_balances(user=player)["bonus"] == 500_00
     services.claim_daily_topup(user=player, now=day1 + timedelta(minutes=2))  # 00:01 UTC next day
-    assert wallet_balance(user=player) == 1000_00
+    assert chip_balances(user=player) == {"cash": 0, "bonus": 1000_00, "total": 1000_00}
 
 
 def test_grant_rejects_non_grant_kinds(player: User) -> None:
