@@ -101,6 +101,7 @@ def _live(state: GameState) -> dict[str, Any]:
             wild_rank=deal.wild_rank,
             open_top=card(deal.open_pile[-1].code) if deal.open_pile else None,
             closed_count=len(deal.closed),
+            closed=[card(c.code) for c in reversed(deal.closed)],  # the next card drawn first
             hands=[
                 {
                     "name": state.players[seat].name,

@@ -116,7 +116,18 @@ class DealAdmin(ReadOnlyAdmin):
     list_display = ("id", "game", "number", "started_at", "finished_at")
     list_filter = ("game__table__settings__format",)
     search_fields = ("game__table__name", "players__username")
-    readonly_fields = ("game", "number", "started_at", "finished_at", "shown_hands", "event_log")
+    readonly_fields = (
+        "game",
+        "number",
+        "started_at",
+        "finished_at",
+        "commitment",
+        "server_seed",
+        "client_seeds",
+        "dealt_order",
+        "shown_hands",
+        "event_log",
+    )
     exclude = ("result", "players")
 
     @admin.display(description="shown hands")

@@ -227,8 +227,13 @@ class DealDetailApi(APIView):
 
 
 def deal_visible_to(user: Any) -> Any:
+    """Finished deals the user may replay (docs/rules.md §10.3): staff all; a player every deal of a
+    game they played in, including deals after they were eliminated or left. A seat given up before
+    the start (it never got an engine seat) does not count."""
     deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
-    return deals if user.is_staff else deals.filter(players=user)
+    if user.is_staff:
+        return deals
+    return deals.filter(game__seats__user=user, game__seats__engine_seat__isnull=False).distinct()
 
 
 class GroupsEvaluateSerializer(serializers.Serializer):  # type: ignore[type-arg]
