@@ -126,7 +126,25 @@ export function Scoreboard({ s, t }) {
     </table></div>
     <p class="muted">Points of each deal · running total. Pool limit ${v ? v.pool_limit : ""}.</p>`
     : html`<p>No deal has finished yet.</p>`}
+    ${v ? html`<${FairShuffle} v=${v} />` : null}
   <//>`;
+}
+
+/** The shuffle's public side (docs/fairness.md): this deal's commitment, published before
+ * its cards were dealt, the player's own seed, and the last finished deal's revealed seed. */
+export function FairShuffle({ v }) {
+  const f = v.fairness || {};
+  const mine = v.seat != null ? (f.client_seeds || []).find((c) => c.seat === v.seat) : null;
+  const r = v.last_result;
+  return html`<section class="fair-shuffle" id="fair-shuffle">
+    <h3>Fair shuffle</h3>
+    ${f.commitment ? html`<p>Deal ${f.deal_no}: the server's seed was fixed before the deal, as${" "}
+      <code class="hash" id="fair-commitment">${f.commitment}</code>${" "}(SHA-256).</p>` : null}
+    ${mine ? html`<p>Your seed: <code class="hash" id="fair-my-seed">${mine.seed}</code>
+      <span id="fair-my-seed-origin">${mine.generated ? " (made for you: your browser sent none)" : " (from your browser)"}</span></p>` : null}
+    ${r && r.server_seed ? html`<p>Deal ${r.deal_no} is over: its server seed is revealed,${" "}
+      <code class="hash" id="fair-revealed">${r.server_seed}</code>. Verify that deal from its replay in History.</p>` : null}
+  </section>`;
 }
 
 export function DeclareDialog({ s, t }) {

@@ -10,6 +10,7 @@ import { TableSocket } from "./socket.js";
 import { Hand, groupSelected, moveCard, reconcile, wireSortables } from "./hand.js";
 import { Confirm, DeclareDialog, OpenCards, ResultSheet, Scoreboard, STATUS_LABEL } from "./sheets.js";
 import { isMuted, play, setMuted } from "./sounds.js";
+import { newClientSeed } from "./fairness.js";
 
 const root = document.getElementById("table-app");
 const cfgEl = document.getElementById("table-config");
@@ -28,6 +29,7 @@ const S = {
   notify: typeof Notification !== "undefined" && Notification.permission === "granted",
 };
 const baseTitle = document.title;
+const joinSeed = newClientSeed(); // docs/fairness.md: this browser's part of the shuffle, sent with the join
 const verdicts = new Map(); // key -> verdict | "loading"
 
 // ------------------------------------------------------------------ small helpers
@@ -518,6 +520,7 @@ function Waiting() {
     <p id="waiting-countdown" class="countdown">${line}</p>
     ${!seated && t.status === "open" ? html`<form method="post" action=${cfg.join_url} id="join-form">
         <input type="hidden" name="csrfmiddlewaretoken" value=${cfg.csrf} />
+        <input type="hidden" name="client_seed" value=${joinSeed} />
         <button type="submit" class="primary big">${t.practice ? "Sit down · free" : "Join · " + t.entry_fee_display}</button></form>` : null}
     ${seated ? html`<form method="post" action=${cfg.leave_url} id="leave-form">
         <input type="hidden" name="csrfmiddlewaretoken" value=${cfg.csrf} />

@@ -1,0 +1,81 @@
+"""The table page shows the shuffle's public side (docs/fairness.md), as a player meets it.
+
+The player opens a practice table, sits down with the page's Join button (the page sends
+this browser's own seed with the join) and bots fill the seats. The scoreboard's "Fair
+shuffle" section shows the deal's commitment before anything is revealed and the
+player's own seed; after the player drops, the deal is over and the revealed server
+seed is there, and it hashes to the commitment shown while the deal ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+from django.db import connections
+
+from game_engine.game import GameState
+from tables.models import Deal, Table, TableSettings
+from tests.e2e.conftest import DESKTOP
+from tests.e2e.pages import Player, game_of, make_user, wait_until
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_the_table_shows_the_commitment_the_players_seed_and_the_revealed_seed(
+    live_server_url: str, browser: Any
+) -> None:
+    settings = TableSettings.objects.create(
+        name="Practice 101 · fair",
+        format="101",
+        entry_fee=0,
+        seats=2,
+        practice=True,
+        bot_wait_seconds=1,
+        turn_seconds=60,
+        pause_seconds=30,
+    )
+    table = Table.objects.create(settings=settings, name="Fair practice")
+    user = make_user("asha", "Asha")
+    asha = Player(browser, live_server_url, "Asha", DESKTOP)
+    try:
+        asha.log_in(user)
+        asha.goto(f"/tables/{table.pk}/")
+        page = asha.page
+        page.click("#join-form button")
+        page.wait_for_selector("#groups .card", timeout=20_000)
+
+        game = game_of(table)
+        state = GameState.from_dict(game.state)
+        seat = next(i for i, p in enumerate(state.players) if p.id == str(user.pk))
+        assert not state.players[seat].client_seed_generated  # the page sent this browser's seed
+        deal = Deal.objects.get(game=game, number=1)
+
+        page.click("#btn-scores")
+        page.wait_for_selector("#fair-shuffle")
+        assert page.inner_text("#fair-commitment") == deal.commitment
+        assert page.inner_text("#fair-my-seed") == state.players[seat].client_seed
+        assert "from your browser" in page.inner_text("#fair-my-seed-origin")
+        assert page.locator("#fair-revealed").count() == 0  # nothing secret while the deal runs
+        asha.shot("fair-shuffle-during-deal")
+        page.click("#btn-scores-close")
+
+        wait_until(asha.my_turn, "asha's turn", timeout=30)
+        page.click("#btn-drop")
+        page.click("#drop-confirm")
+        wait_until(lambda: Deal.objects.get(pk=deal.pk).finished_at is not None, "the deal ends")
+        deal.refresh_from_db()
+
+        page.wait_for_selector("#result-table", timeout=10_000)  # the deal's result sheet opens by itself
+        page.click("#btn-sheet-close")
+        page.click("#btn-scores")
+        page.wait_for_selector("#fair-revealed")
+        revealed = page.inner_text("#fair-revealed")
+        assert revealed == deal.server_seed
+        assert hashlib.sha256(revealed.encode("ascii")).hexdigest() == deal.commitment  # docs/fairness.md
+        asha.shot("fair-shuffle-revealed")
+        asha.assert_clean()
+    finally:
+        asha.close()
+        connections.close_all()
