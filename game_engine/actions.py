@@ -24,6 +24,9 @@ class Action:
     type: ClassVar[str] = ""
     #: Actions the server sends on its own behalf carry no seat.
     needs_seat: ClassVar[bool] = True
+    #: A private action changes only what its own player sees (their arrangement): it emits
+    #: no event and leaves the public ``version`` and ``now`` as they were (``game.apply``).
+    private: ClassVar[bool] = False
 
     at: int
 
@@ -99,9 +102,10 @@ class Show(Action):
 
 @dataclass(frozen=True, slots=True)
 class Arrange(Action):
-    """Set the player's current grouping (must be exactly their hand)."""
+    """Set the player's current grouping (must be exactly their hand); nobody else sees it."""
 
     type: ClassVar[str] = "arrange"
+    private: ClassVar[bool] = True
     seat: int
     groups: Groups
 

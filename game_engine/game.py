@@ -313,7 +313,9 @@ def new_game(
 def apply(state: GameState, action: Action | dict[str, Any]) -> tuple[GameState, list[Event]]:
     """Apply one action; returns (new state, public events). The input is never mutated.
 
-    Raises a ``RummyError`` subclass naming the rule when the action is illegal.
+    Raises a ``RummyError`` subclass naming the rule when the action is illegal. A
+    private action (``Action.private``: an arrangement) keeps ``version`` and ``now``:
+    the version counts what the other seats can see, and they see nothing of it.
     """
     if isinstance(action, dict):
         action = action_from_dict(action)
@@ -330,8 +332,9 @@ def apply(state: GameState, action: Action | dict[str, Any]) -> tuple[GameState,
     s = state.clone()
     ctx = dl.Ctx(rules=s.rules, seed=s.seed, auto_drop=_auto_drop_set(s))
     _dispatch(s, action, ctx)
-    s.version = state.version + 1
-    s.now = max(state.now, action.at)
+    if not action.private:
+        s.version = state.version + 1
+        s.now = max(state.now, action.at)
     return s, ctx.events
 
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from game_engine.cards import ACE, PRINTED_JOKER_RANK, Card, card_points
+from game_engine.cards import ACE, PRINTED_JOKER_RANK, Card, card_points, parse_cards
 
 #: The top position of a run: an Ace played high (Q-K-A) sits at 14.
 ACE_HIGH = 14
@@ -154,3 +155,21 @@ def is_valid_declaration(groups: Sequence[Sequence[Card]], wild_rank: int) -> bo
     if sum(len(g) for g in groups) != HAND_SIZE:
         return False
     return score_arrangement(groups, wild_rank).valid
+
+
+def verdict(groups: Sequence[Sequence[str]], wild_rank: int) -> dict[str, Any]:
+    """The engine's verdict on groups written in notation, as the table page labels them.
+
+    Each group's ``kind`` and ``points`` (what its cards count if it does not help, jokers 0),
+    the docs/rules.md §5 ``points`` of the whole, and whether it is a valid declaration
+    (docs/rules.md §4, 13 cards). Raises ``InvalidCardError`` on a card it cannot read.
+    Shared by ``POST /api/groups/evaluate/`` and the table socket's ``evaluate``.
+    """
+    cards = [parse_cards(g) for g in groups]
+    return {
+        "groups": [
+            {"kind": str(classify_group(g, wild_rank)), "points": _points(g, wild_rank)} for g in cards
+        ],
+        "points": score_arrangement(cards, wild_rank).points,
+        "valid": is_valid_declaration(cards, wild_rank),
+    }

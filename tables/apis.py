@@ -14,9 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from game_engine.cards import card_points, parse_cards
 from game_engine.errors import RummyError
-from game_engine.melds import classify_group, is_valid_declaration, score_arrangement
+from game_engine.melds import verdict
 from tables import selectors, services
 from tables.errors import TableError, TableNotFound, error_payload
 from tables.models import Deal, Table
@@ -278,19 +277,8 @@ class GroupsEvaluateApi(APIView):
         if not data.is_valid():
             message = "; ".join(f"{k}: {v}" for k, v in data.errors.items())
             return Response(error_payload("bad_request", message), status=400)
-        wild = data.validated_data["wild_rank"]
         try:
-            groups = [parse_cards(g) for g in data.validated_data["groups"]]
+            answer = verdict(data.validated_data["groups"], data.validated_data["wild_rank"])
         except RummyError as exc:
             return Response(error_payload(exc), status=400)
-        verdict = score_arrangement(groups, wild)
-        return Response(
-            {
-                "groups": [
-                    {"kind": str(classify_group(g, wild)), "points": sum(card_points(c, wild) for c in g)}
-                    for g in groups
-                ],
-                "points": verdict.points,
-                "valid": is_valid_declaration(groups, wild),
-            }
-        )
+        return Response(answer)

@@ -9,6 +9,7 @@ player's view from the database, so a dropped notice costs a query, not a move.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -24,6 +25,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from game_engine.errors import RummyError
+from game_engine.melds import verdict
 from tables import notify, protocol, reminders, resync, selectors, services, sockets
 from tables.dbretry import once_more_on_dropped_connection
 from tables.errors import NoGameRunning, TableError, error_payload
@@ -161,6 +163,9 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def send_error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "error": error_payload(code, message)})
 
+    async def seat_view(self, event: dict[str, Any]) -> None:
+        """``notify.seat_view`` reaches every socket of the user; only their table sockets use it."""
+
 
 class LobbyConsumer(_Consumer):
     """Pushes lobby changes (seats taken, games started) to logged-in players."""
@@ -191,7 +196,14 @@ class TableConsumer(_Consumer):
     game_id: int | None = None
     seat: int | None = None
     version: int = -1
+    #: The current deal's wild rank as this socket last showed it (``evaluate``'s default).
+    wild_rank: int | None = None
     _reminders: asyncio.Task[None] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: The request ids of this socket's last private actions (``seat_view`` skips them).
+        self._own_private: collections.deque[str] = collections.deque(maxlen=4)
 
     async def connect(self) -> None:
         if not await self.admit():
@@ -232,11 +244,37 @@ class TableConsumer(_Consumer):
             await self.send_json({"type": "pong", "version": self.version})
         elif kind == "action":
             await self.handle_action(content)
+        elif kind == "evaluate":
+            await self.send_json(self.evaluate(content))
         else:
             await self.send_error(
                 "bad_message",
-                f"unknown message type {protocol.excerpt(kind)}; expected action, snapshot or ping",
+                f"unknown message type {protocol.excerpt(kind)}; expected action, evaluate, snapshot or ping",
             )
+
+    def evaluate(self, content: dict[str, Any]) -> dict[str, Any]:
+        """The engine's verdict on groups (``melds.verdict``), computed here: no database, no thread.
+
+        The page asks at every rearrangement; the wild rank is the current deal's as this socket
+        last showed it, unless the message names one (a past deal's result sheet).
+        """
+        request_id = protocol.request_id_of(content)
+        answer: dict[str, Any] = {"type": "evaluation", "request_id": request_id}
+        try:
+            if request_id is None:
+                raise protocol.ProtocolError(
+                    "every evaluate needs a request_id: a string of 1 to 64 printable characters",
+                    code="bad_request",
+                )
+            groups, wild = protocol.parse_evaluate(content)
+            wild = wild if wild is not None else self.wild_rank
+            if wild is None:
+                raise NoGameRunning("there is no deal, so no wild rank, to evaluate against")
+            return {**answer, "ok": True, **verdict(groups, wild)}
+        except protocol.ProtocolError as exc:
+            return {**answer, "ok": False, "error": error_payload(exc.code, str(exc))}
+        except (TableError, RummyError) as exc:
+            return {**answer, "ok": False, "error": error_payload(exc)}
 
     async def handle_action(self, content: dict[str, Any]) -> None:
         """One action, answered by a ``result``: refused (and nothing written) unless well formed."""
@@ -250,6 +288,8 @@ class TableConsumer(_Consumer):
             action = protocol.parse_action(content.get("action"))
             if self.game_id is None:
                 raise NoGameRunning("no game is being played at this table")
+            if action["type"] in protocol.PRIVATE_ACTIONS:
+                self._own_private.append(request_id)  # its view notice is not for this socket
             answer = await _db(services.game_act)(
                 game_id=self.game_id, user=self.user, request_id=request_id, action=action
             )
@@ -280,6 +320,7 @@ class TableConsumer(_Consumer):
         # page, a spectator joined, a bot filled a seat. Whoever the engine seats, sees their seat.
         self.seat = event.get("seat_of", {}).get(str(self.user.pk))
         self.version = version
+        self.wild_rank = event.get("wild_rank")
         await self.send_json(
             {
                 "type": "update",
@@ -289,6 +330,25 @@ class TableConsumer(_Consumer):
                 "view": orjson.Fragment(views["spectator"] if self.seat is None else views[str(self.seat)]),
                 "game": event.get("game"),
             }
+        )
+
+    async def seat_view(self, event: dict[str, Any]) -> None:
+        """The player's own view changed privately (an arrangement made on another of their sockets).
+
+        Sent as a ``view`` message at the same version, only by a socket showing that game at
+        that version: one behind gets it with its next update, one ahead already has it. The
+        socket that sent the arrangement has it already and sends nothing.
+        """
+        if (
+            event.get("table_id") != self.table_id
+            or event.get("game_id") != self.game_id
+            or event.get("version") != self.version
+            or self.seat is None
+            or event.get("request_id") in self._own_private
+        ):
+            return
+        await self.send_json(
+            {"type": "view", "version": self.version, "view": orjson.Fragment(event["view"])}
         )
 
     async def table_notice(self, event: dict[str, Any]) -> None:
@@ -326,4 +386,5 @@ class TableConsumer(_Consumer):
         self.game_id = game.pk if game is not None and game.status != PoolGame.Status.CANCELLED else None
         self.seat = snapshot["you"]["seat"]
         self.version = snapshot["version"]
+        self.wild_rank = (snapshot["view"] or {}).get("wild_rank")
         return snapshot

@@ -22,6 +22,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from rummy_site.celery import app as celery_app
+from tables.sockets import user_group
 
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()
@@ -157,6 +158,7 @@ def table_changed(
     if views is not None:
         message["views"] = {key: encode_view(view) for key, view in views.items()}
         message["seat_of"] = seat_of or {}
+        message["wild_rank"] = views["spectator"].get("wild_rank")  # public; the sockets' evaluate uses it
     batch = [(table_group(table_id), message)]
     if lobby:  # seats or status changed: what the lobby lists
         batch.append(("lobby", {"type": "lobby.update", "tables": [table_id]}))
@@ -180,6 +182,27 @@ def _send(batch: list[tuple[str, dict[str, Any]]]) -> None:
             async_to_sync(layer.group_send)(group, notice)
     except Exception:  # a notice is a courtesy; the state is in the database
         logger.exception("could not send %s", [m.get("type") for _, m in batch])
+
+
+def seat_view(
+    *, user_id: int, table_id: int, game_id: int, version: int, view: dict[str, Any], request_id: str
+) -> None:
+    """Tell one player's own sockets, and nobody else, that their view changed at ``version``.
+
+    A private action (an arrangement) does not move the game's version: the notice
+    goes to the user's group, not the table's; each of their sockets at that table and
+    version forwards the view, except the one that sent ``request_id``. At most once,
+    like every notice: a socket that misses it gets the arrangement with the next update.
+    """
+    message = {
+        "type": "seat.view",
+        "table_id": table_id,
+        "game_id": game_id,
+        "version": version,
+        "view": encode_view(view),
+        "request_id": request_id,
+    }
+    _send([(user_group(user_id), message)])
 
 
 def table_notice(*, table_id: int, notice: dict[str, Any]) -> None:

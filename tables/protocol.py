@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, TypeAdapter, ValidationError
 
+from game_engine.actions import ACTION_TYPES
+
 #: The largest text frame accepted (a finish or an arrangement is well under 1 KB).
 MAX_FRAME_CHARS = 8192
 #: The deepest nesting accepted: message -> action -> groups -> group is 4.
@@ -173,6 +175,32 @@ PLAYER_ACTIONS = frozenset(
     {"draw", "discard", "finish", "show", "arrange", "drop", "auto_drop"}
     | {"im_back", "rejoin", "split_accept", "split_decline", "leave", "client_seed"}
 )
+
+
+class _Evaluate(BaseModel):
+    """``evaluate``: the engine's verdict on groups; ``wild_rank`` defaults to the current deal's."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    groups: Groups
+    wild_rank: Annotated[int, Field(ge=1, le=13)] | None = None
+
+
+_EVALUATE = TypeAdapter(_Evaluate)
+
+
+def parse_evaluate(content: dict[str, Any]) -> tuple[list[list[str]], int | None]:
+    """The groups and wild rank of an ``evaluate`` message; ``ProtocolError`` (``bad_request``) if not."""
+    try:
+        parsed = _EVALUATE.validate_python(content)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "message"
+        raise ProtocolError(f"evaluate: {where}: {first['msg']}", code="bad_request") from None
+    return [list(g) for g in parsed.groups], parsed.wild_rank
+
+
+#: Actions that change only what their own player sees (``game_engine.actions.Action.private``).
+PRIVATE_ACTIONS = frozenset(name for name, cls in ACTION_TYPES.items() if cls.private)
 
 
 def parse_action(action: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from game_engine import fairness
 from game_engine.errors import RummyError
 from game_engine.events import Event, GameOver, GameStarted, Rejoined, SeatLeft, SeatTaken, to_wire
 from game_engine.game import FINISHED, GameState, apply, new_game
-from game_engine.views import views_for_all
+from game_engine.views import view_for, views_for_all
 from tables import clock, gamerows, notify, practice, protocol, restrictions
 from tables.errors import (
     AlreadySeated,
@@ -262,7 +262,9 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
             state, new_state, events, engine_seat = _plan_action(game, user, action)
             response: dict[str, Any] = {"ok": True, "version": new_state.version}
             game.answers = _with_answer(game.answers, user, request_id, response)
-            if _may_refuse_while_writing(action, new_state, events):
+            if new_state.version == state.version:  # a private action (Action.private): nobody else sees it
+                _save_private(game, user, new_state, engine_seat, request_id)
+            elif _may_refuse_while_writing(action, new_state, events):
                 with transaction.atomic():  # a savepoint: a refused payment leaves nothing behind
                     _write_action(game, user, action, state, new_state, events, engine_seat)
             else:
@@ -330,6 +332,31 @@ def _write_action(
     engine_seat: int,
 ) -> None:
     _save(game, state, new_state, events, also=("answers",))
+
+
+def _save_private(game: PoolGame, user: User, new: GameState, engine_seat: int, request_id: str) -> None:
+    """Keep a private change (an arrangement) and its answer; tell only the player's own sockets.
+
+    Durable, for disconnection protection (docs/rules.md §5: a player who does not show
+    is scored on their last arrangement), but nothing the other seats can see changed:
+    no event, no new version, no notice to the table, no timer or bot woken. A timer
+    armed at this version still fires for it. The player's other sockets get their
+    view after commit (``notify.seat_view``); the one that sent it has the arrangement.
+    """
+    game.state = new.to_dict()
+    gamerows.update_game(game, ("state", "answers"))
+    view = view_for(new, engine_seat)
+    table_id, game_id, version = game.table_id, game.pk, game.version
+    transaction.on_commit(
+        lambda: notify.seat_view(
+            user_id=user.pk,
+            table_id=table_id,
+            game_id=game_id,
+            version=version,
+            view=view,
+            request_id=request_id,
+        )
+    )
 
 
 #: Actions that would end an auto drop (``auto_drop`` with ``on`` false, ``im_back``).

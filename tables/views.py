@@ -95,7 +95,6 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
         "ws_path": f"/ws/tables/{table.pk}/",
         "csrf": get_token(request),
         "user_id": request.user.pk,
-        "evaluate_url": reverse("api-groups-evaluate"),
         "lobby_url": reverse("lobby"),
         "rules_url": reverse("rules"),
         "join_url": reverse("table-join", args=[table.pk]),

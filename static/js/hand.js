@@ -1,5 +1,5 @@
 // The player's hand: groups of cards the player arranges (drag, select + "Group", sort),
-// each labelled with the engine's verdict (POST /api/tables/groups/evaluate/).
+// each labelled with the engine's verdict (the table socket's `evaluate`).
 // Dragging uses the vendored SortableJS; after a drop the DOM is put back as it was and
 // the new arrangement goes into the state, so Preact alone owns the DOM.
 import { html } from "../vendor/htm-preact/standalone.module.js";

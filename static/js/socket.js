@@ -73,6 +73,12 @@ export class TableSocket {
     return this.raw({ type: "action", request_id: id, action });
   }
 
+  /** Ask the engine's verdict on groups; returns the request id, or null when not connected. */
+  evaluate(groups, wildRank) {
+    const id = this.prefix + "-e" + ++this.count;
+    return this.raw({ type: "evaluate", request_id: id, groups, wild_rank: wildRank }) ? id : null;
+  }
+
   pendingOf(id) { return this.pending.get(id); }
 
   resend() {

@@ -1,8 +1,8 @@
 // The live table: renders what the server says (docs/protocol.md) and sends intentions.
 //
 // No rules live here: the server decides every move (the view's `legal` list, its
-// `drop_points`, `can_pick_open`), and group labels come from the engine through
-// POST /api/tables/groups/evaluate/. The page keeps only the player's own arrangement
+// `drop_points`, `can_pick_open`), and group labels come from the engine through the
+// table socket's `evaluate` message. The page keeps only the player's own arrangement
 // between updates. Player names are text nodes (Preact templates), never markup.
 import { html, render } from "../vendor/htm-preact/standalone.module.js";
 import { Card, CardBack, cardName, hasWildRank, groupByRank, groupBySuit } from "./cards.js";
@@ -31,6 +31,7 @@ const S = {
 const baseTitle = document.title;
 const joinSeed = newClientSeed(); // docs/fairness.md: this browser's part of the shuffle, sent with the join
 const verdicts = new Map(); // key -> verdict | "loading"
+const asked = new Map(); // evaluate request_id -> key
 
 // ------------------------------------------------------------------ small helpers
 const money = (paise) => {
@@ -78,18 +79,17 @@ function verdictFor(groups, wild) {
   const hit = verdicts.get(key);
   if (hit && hit !== "loading") return hit;
   if (!hit) {
-    verdicts.set(key, "loading");
-    fetch(cfg.evaluate_url, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": cfg.csrf },
-      body: JSON.stringify({ groups, wild_rank: wild }),
-    })
-      .then((r) => { if (!r.ok) throw new Error("evaluate " + r.status); return r.json(); })
-      .then((res) => { verdicts.set(key, res); paint(); })
-      .catch(() => { verdicts.delete(key); });
+    // over the table socket (no HTTP request, no database): answered by an `evaluation`
+    const id = socket.evaluate(groups, wild);
+    if (id) { verdicts.set(key, "loading"); asked.set(id, key); }
   }
   return null;
+}
+function onEvaluation(msg) {
+  const key = asked.get(msg.request_id);
+  if (key == null) return;
+  asked.delete(msg.request_id);
+  if (msg.ok) { verdicts.set(key, msg); paint(); } else verdicts.delete(key);
 }
 const handGroups = () => (S.groups || []).filter((g) => g.length);
 
@@ -124,6 +124,19 @@ function onMessage(msg, sent) {
       setView(msg.view, msg.events || []);
       break;
     }
+    case "view":
+      // your own view changed at the same version: an arrangement made in another tab
+      if (msg.version !== S.version || !S.view || !msg.view) return;
+      S.view = msg.view;
+      if (msg.view.arrangement && !S.dragging && !S.pointerDown && !S.finishCard) {
+        S.groups = msg.view.arrangement.map((g) => g.slice());
+        S.selected = [];
+      }
+      paint();
+      break;
+    case "evaluation":
+      onEvaluation(msg);
+      break;
     case "result":
       if (!msg.ok) {
         const err = msg.error || {};

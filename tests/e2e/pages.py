@@ -72,12 +72,16 @@ class Player:
         self.context.set_default_timeout(TIMEOUT)
         self.page = self.context.new_page()
         self.frames: list[dict[str, Any]] = []
+        #: what the page sent over its sockets, and the URLs of its HTTP requests
+        self.sent: list[dict[str, Any]] = []
+        self.requests: list[str] = []
         self.errors: list[str] = []
         self.dialogs: list[str] = []
         self.page.on("websocket", self._on_socket)
         self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
         self.page.on("console", self._on_console)
         self.page.on("dialog", self._on_dialog)
+        self.page.on("request", lambda request: self.requests.append(f"{request.method} {request.url}"))
 
     def _on_console(self, msg: Any) -> None:
         if msg.type != "error":
@@ -96,7 +100,12 @@ class Player:
             if isinstance(payload, str):
                 self.frames.append(json.loads(payload))
 
+        def sent(payload: Any) -> None:
+            if isinstance(payload, str):
+                self.sent.append(json.loads(payload))
+
         ws.on("framereceived", received)
+        ws.on("framesent", sent)
 
     def log_in(self, user: User) -> None:
         """Log in with the session cookie of ``user`` (the log-in page is tested elsewhere)."""

@@ -368,6 +368,15 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     # Nobody's page ever held the other player's cards.
     assert_never_sent_foreign_cards(asha, 0, seen_hands)
     assert_never_sent_foreign_cards(ravi, 1, seen_hands)
+    # The group labels came over the table socket, not from an HTTP request each; Asha's
+    # arrangements were private: Ravi's page never heard of them (no version moved for them).
+    for p in (asha, ravi):
+        assert any(f.get("type") == "evaluation" for f in p.frames), p.name
+        assert not [r for r in p.requests if "/groups/evaluate/" in r], p.name
+    assert any(m.get("action", {}).get("type") == "arrange" for m in asha.sent)
+    updates = [f for f in ravi.frames if f.get("type") == "update" and not f.get("rebuilt")]
+    assert updates and all(f["events"] for f in updates), [f["version"] for f in updates if not f["events"]]
+    assert not [f for f in ravi.frames if f.get("type") == "view"]
 
     # Hand history: the deal is there, with its result sheet and every move.
     deal = Deal.objects.get(game=game_of(pool_table), number=1)

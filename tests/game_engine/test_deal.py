@@ -12,6 +12,7 @@ from game_engine.errors import IllegalActionError, InvalidArrangementError, NotY
 from game_engine.formats import make_rules
 from game_engine.game import GameState, apply, new_game
 from game_engine.scenario import scripted_game
+from game_engine.views import views_for_all
 
 R101 = make_rules("101", turn_ms=1_000, extra_time_ms=5_000, declare_ms=10_000)
 
@@ -372,6 +373,24 @@ def test_rules_6_arrange_must_be_exactly_the_hand() -> None:
         act(state, type="arrange", seat=1, groups=[LOSE1[:-1] + ["AS"]])
     state, ev = act(state, type="arrange", seat=1, groups=GROUPS1)
     assert ev == [] and state.deal is not None and 1 in state.deal.arrangements
+
+
+def test_rules_6_arrange_is_private_version_time_and_other_views_unchanged() -> None:
+    """An arrangement changes only its own player's view: no event, the same version and
+    time (a timer armed at that version still applies), every other seat's view as it was."""
+    state = three()
+    state, _ = act(state, type="draw", seat=0, source="closed")
+    new, ev = act(state, type="arrange", seat=1, groups=GROUPS1, at=state.now + 5_000)
+    assert ev == [] and new.version == state.version and new.now == state.now
+    assert new.deadline == state.deadline
+    before, after = views_for_all(state), views_for_all(new)
+    for key in ("0", "2", "spectator"):
+        assert after[key] == before[key], key
+    assert after["1"]["arrangement"] == GROUPS1 and after["1"]["arranged"] is True
+    assert before["1"]["arrangement"] != GROUPS1
+    # the next public action counts on from the same version
+    moved, _ = act(new, type="discard", seat=0, card="QC")
+    assert moved.version == state.version + 1
 
 
 def test_rules_6_arrangement_follows_draws_and_discards() -> None:
