@@ -10,6 +10,13 @@ Each seat plays from its own view (the ``view`` of its last snapshot or update),
 and a table makes one action about every ``think`` seconds. For each action the
 latency is the time from sending it to EVERY seat at the table having received
 an update (or snapshot) of the resulting version.
+
+Like people at the table page (bench/load/page_rates.py measured it), the seats also
+rearrange their hands (``arrange``) and ask for the evaluation of their groups
+(``evaluate``) at ``arranges_per_turn`` and ``evaluations_per_turn`` (a turn is a draw
+and a discard, about 2 x ``think``), mostly the player on turn; every player keeps a
+lobby socket open (on another Daphne than their table socket); a ``reconnect_fraction``
+of the seats closes its table socket once at a random moment and opens it again.
 """
 
 from __future__ import annotations
@@ -91,6 +98,15 @@ class Stats:
         self.reseats = 0
         self.timeouts = 0
         self.samples: list[dict[str, Any]] = []
+        self.turns = 0  # draws answered ok
+        self.arranges = 0
+        self.evaluations = 0
+        self.private_latencies: dict[str, list[float]] = {"arrange": [], "evaluate": []}
+        self.private_refused: collections.Counter[str] = collections.Counter()
+        self.views = 0  # private ``view`` messages (another socket of the same player: none here)
+        self.lobby_sockets = 0
+        self.lobby_updates = 0
+        self.reconnects = 0
 
     def error(self, kind: str) -> None:
         self.errors += 1
@@ -112,17 +128,21 @@ class Seat:
         self.history: collections.deque[tuple[int, float]] = collections.deque(maxlen=32)
         self.drew_open = False
         self.closing = False
+        self.reconnecting = False
         self.connected = asyncio.Event()
+        self.lobby_port = spec.get("lobby_port", self.port)
+        self.lobby_ws: Any = None
+        self.lobby_ready = asyncio.Event()
 
-    async def run(self, sem: asyncio.Semaphore, stop: asyncio.Event) -> None:
-        url = f"ws://{HOST}:{self.port}/ws/tables/{self.table.id}/"
+    async def _connect(self, sem: asyncio.Semaphore, port: int, path: str) -> Any:
+        """A WebSocket with this player's session, or ``None`` (counted as an error)."""
         stats = self.table.stats
         try:
             async with sem:
-                ws = await connect(
-                    url,
+                return await connect(
+                    f"ws://{HOST}:{port}{path}",
                     additional_headers={"Cookie": self.cookie},
-                    origin=f"http://{HOST}:{self.port}",  # type: ignore[arg-type]
+                    origin=f"http://{HOST}:{port}",  # type: ignore[arg-type]
                     compression=None,
                     open_timeout=60,
                     ping_interval=None,
@@ -132,22 +152,63 @@ class Seat:
         except Exception as exc:  # counted, the run goes on with the others
             stats.connect_failures += 1
             stats.error(f"connect:{type(exc).__name__}")
-            self.connected.set()
-            return
-        self.ws = ws
-        try:
-            async for raw in ws:
-                now = time.perf_counter()
-                self.on_message(loads(raw), now)
-                if not self.connected.is_set() and self.version >= 0:
-                    self.connected.set()
-        except ConnectionClosed:
-            pass
-        finally:
-            self.connected.set()
+            return None
+
+    async def run(self, sem: asyncio.Semaphore, stop: asyncio.Event) -> None:
+        stats = self.table.stats
+        while True:
+            ws = await self._connect(sem, self.port, f"/ws/tables/{self.table.id}/")
+            if ws is None:
+                self.ws = None
+                self.connected.set()
+                return
+            self.ws = ws
+            self.closing = False
+            try:
+                async for raw in ws:
+                    now = time.perf_counter()
+                    self.on_message(loads(raw), now)
+                    if not self.connected.is_set() and self.version >= 0:
+                        self.connected.set()
+            except ConnectionClosed:
+                pass
+            finally:
+                self.connected.set()
+            if self.reconnecting and not stop.is_set():
+                self.reconnecting = False
+                stats.reconnects += 1
+                continue  # the page comes back: a new socket, a new snapshot
             if not self.closing and not stop.is_set():
                 stats.unexpected_closes += 1
                 stats.error("unexpected_close")
+            return
+
+    async def reconnect(self) -> None:
+        """Drop the table socket (a phone changing networks); ``run`` opens a new one."""
+        if self.ws is None or self.closing:
+            return
+        self.reconnecting = self.closing = True  # not a live seat until it is back
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+
+    async def lobby(self, sem: asyncio.Semaphore, stop: asyncio.Event) -> None:
+        """The lobby socket a player keeps open; it only listens (``lobby_update``)."""
+        stats = self.table.stats
+        ws = await self._connect(sem, self.lobby_port, "/ws/lobby/")
+        self.lobby_ready.set()
+        if ws is None:
+            return
+        self.lobby_ws = ws
+        stats.lobby_sockets += 1
+        try:
+            async for raw in ws:
+                if loads(raw).get("type") == "lobby_update":
+                    stats.lobby_updates += 1
+        except ConnectionClosed:
+            pass
+        if not stop.is_set():
+            stats.unexpected_closes += 1
+            stats.error("unexpected_close:lobby")
 
     def on_message(self, msg: dict[str, Any], now: float) -> None:
         kind = msg.get("type")
@@ -182,7 +243,14 @@ class Seat:
             self.history.append((version, now))
             self.table.on_version(self, now)
         elif kind == "result":
-            self.table.on_result(self, msg, now)
+            if msg.get("request_id") in self.table.private:
+                self.table.on_private(msg, now, "arrange")
+            else:
+                self.table.on_result(self, msg, now)
+        elif kind == "evaluation":
+            self.table.on_private(msg, now, "evaluate")
+        elif kind == "view":
+            stats.views += 1
         elif kind == "error":
             stats.error(f"error:{msg.get('error', {}).get('code')}")
 
@@ -209,6 +277,7 @@ class Table:
         self.changed = asyncio.Event()
         self.counter = 0
         self.tag = run_tag
+        self.private: dict[str, float] = {}  # request id of an arrange or evaluate -> sent at
 
     # ------------------------------------------------------------ incoming
     def on_version(self, seat: Seat, now: float) -> None:
@@ -248,6 +317,16 @@ class Table:
                 p.times[s.index] = t
         self._maybe_done(p)
 
+    def on_private(self, msg: dict[str, Any], now: float, kind: str) -> None:
+        sent = self.private.pop(msg.get("request_id", ""), None)
+        if sent is None:
+            self.stats.error(f"stray_{kind}")
+            return
+        if msg.get("ok"):
+            self.stats.private_latencies[kind].append((now - sent) * 1000)
+        else:  # an arrangement of a hand that changed meanwhile (a deal ended): the page's race too
+            self.stats.private_refused[f"{kind}:{msg.get('error', {}).get('code')}"] += 1
+
     def _maybe_done(self, p: Pending) -> None:
         if len(p.times) == len(self.live_seats()):
             self.stats.actions += 1
@@ -261,9 +340,62 @@ class Table:
     def actor(self) -> Seat | None:
         for s in self.seats:
             v = s.view
-            if v and s.ws is not None and s.game_status == "running" and not PASSIVE.issuperset(v["legal"]):
+            if (
+                v
+                and s.ws is not None
+                and not s.closing
+                and s.game_status == "running"
+                and not PASSIVE.issuperset(v["legal"])
+            ):
                 return s
         return None
+
+    async def private_traffic(self, end: float) -> None:
+        """Arranges and evaluations at the page's measured rates per turn (bench/load/page_rates.py).
+
+        Mostly the player on turn, between the table's actions (so their hand is the one the
+        server holds); the others now and then (their hands change only when a deal ends).
+        """
+        turn_s = 2 * self.cfg["think"]  # a turn is a draw and a discard
+        rates = {
+            "arrange": self.cfg["arranges_per_turn"] / turn_s,
+            "evaluate": self.cfg["evaluations_per_turn"] / turn_s,
+        }
+        total = sum(rates.values())
+        if total <= 0:
+            return
+        rng = random.Random(f"{self.cfg['seed']}:private:{self.id}")
+        while True:
+            await asyncio.sleep(rng.expovariate(total))
+            if time.perf_counter() >= end:
+                return
+            kind = "arrange" if rng.random() < rates["arrange"] / total else "evaluate"
+            seat = self.actor() if rng.random() < 0.8 and self.pending is None else rng.choice(self.seats)
+            if seat is None or seat.ws is None or seat.closing or not seat.view:
+                continue
+            hand = list(seat.view.get("hand") or [])
+            if not hand or "arrange" not in seat.view["legal"]:
+                continue
+            rng.shuffle(hand)
+            cut = sorted(rng.sample(range(1, len(hand)), 3))
+            groups = [hand[a:b] for a, b in zip([0, *cut], [*cut, len(hand)], strict=True)]
+            self.counter += 1
+            rid = f"{self.tag}-{self.id}-p{self.counter}"
+            if kind == "arrange":
+                message = {
+                    "type": "action",
+                    "request_id": rid,
+                    "action": {"type": "arrange", "groups": groups},
+                }
+                self.stats.arranges += 1
+            else:
+                message = {"type": "evaluate", "request_id": rid, "groups": groups}
+                self.stats.evaluations += 1
+            self.private[rid] = time.perf_counter()
+            try:
+                await seat.ws.send(dumps(message))
+            except ConnectionClosed:
+                self.private.pop(rid, None)
 
     def choose(self, seat: Seat) -> dict[str, Any] | None:
         view = seat.view
@@ -281,6 +413,17 @@ class Table:
 
     async def play(self, end: float) -> None:
         think = self.cfg["think"]
+        start = time.perf_counter()
+        self.reconnect_at: float | None = None
+        if self.rng.random() < self.cfg["reconnect_fraction"] * len(self.seats):
+            self.reconnect_at = start + self.rng.uniform(0.1, 0.9) * (end - start)
+        private = asyncio.create_task(self.private_traffic(end))
+        try:
+            await self._play(end, think)
+        finally:
+            private.cancel()
+
+    async def _play(self, end: float, think: float) -> None:
         await asyncio.sleep(self.rng.uniform(0, think))
         while time.perf_counter() < end:
             seat = self.actor()
@@ -324,7 +467,12 @@ class Table:
                             "seats": [(s.version, s.game_status) for s in self.seats],
                         }
                     )
+            if action["type"] == "draw" and p.version is not None:
+                self.stats.turns += 1
             self.pending = None
+            if self.reconnect_at is not None and time.perf_counter() >= self.reconnect_at:
+                self.reconnect_at = None  # one seat of this table drops its socket and comes back
+                await self.rng.choice(self.seats).reconnect()
             pause = think * self.rng.uniform(0.5, 1.5) - (time.perf_counter() - sent)
             if pause > 0:
                 await asyncio.sleep(min(pause, max(0.0, end - time.perf_counter())))
@@ -379,9 +527,15 @@ async def main() -> None:
     sem = asyncio.Semaphore(cfg["connect_concurrency"])
     seat_tasks = [asyncio.create_task(s.run(sem, stop)) for t in tables for s in t.seats]
     everyone = [s for t in tables for s in t.seats]
+    if cfg.get("lobby", True):
+        seat_tasks += [asyncio.create_task(s.lobby(sem, stop)) for s in everyone]
     try:
         await asyncio.wait_for(
-            asyncio.gather(*(s.connected.wait() for s in everyone)), timeout=cfg["connect_timeout"]
+            asyncio.gather(
+                *(s.connected.wait() for s in everyone),
+                *(s.lobby_ready.wait() for s in everyone if cfg.get("lobby", True)),
+            ),
+            timeout=cfg["connect_timeout"],
         )
     except TimeoutError:
         stats.error("connect_timeout")
@@ -408,8 +562,10 @@ async def main() -> None:
         stop.set()
     for s in everyone:
         s.closing = True
-        if s.ws is not None:
-            await s.ws.close()
+        for ws in (s.ws, s.lobby_ws):
+            if ws is not None:
+                with contextlib.suppress(Exception):
+                    await ws.close()
     await asyncio.wait(seat_tasks, timeout=10)
     for task in seat_tasks:
         task.cancel()
@@ -430,6 +586,16 @@ async def main() -> None:
         "reseats": stats.reseats,
         "timeouts": stats.timeouts,
         "samples": stats.samples,
+        "turns": stats.turns,
+        "arranges": stats.arranges,
+        "evaluations": stats.evaluations,
+        "private_latencies": stats.private_latencies,
+        "private_refused": dict(stats.private_refused),
+        "private_unanswered": sum(len(t.private) for t in tables),
+        "views": stats.views,
+        "lobby_sockets": stats.lobby_sockets,
+        "lobby_updates": stats.lobby_updates,
+        "reconnects": stats.reconnects,
     }
     print("RESULT " + json.dumps(result), flush=True)
 

@@ -358,6 +358,7 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
         for t, spec in enumerate(specs):  # a table's seats on different Daphnes: cross-process delivery
             for i, seat in enumerate(spec["seats"]):
                 seat["port"] = ports[(t * args.players + i) % len(ports)]
+                seat["lobby_port"] = ports[(t * args.players + i + 1) % len(ports)]
         config = {
             "think": args.think,
             "duration": args.duration,
@@ -366,6 +367,10 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
             "drop_rate": args.drop_rate,
             "wrong_finish_rate": args.wrong_finish_rate,
             "reseat": True,
+            "arranges_per_turn": args.arranges_per_turn,
+            "evaluations_per_turn": args.evaluations_per_turn,
+            "lobby": not args.no_lobby,
+            "reconnect_fraction": args.reconnect_fraction,
             "connect_concurrency": 32,
             "connect_timeout": 240,
             "action_timeout": 20,
@@ -427,6 +432,24 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
     for r in results:
         for k, v in r["error_kinds"].items():
             error_kinds[k] = error_kinds.get(k, 0) + v
+    cpu = CpuMeter.diff(before, after)
+    turns = sum(r["turns"] for r in results)
+    arranges = sum(r["arranges"] for r in results)
+    evaluations = sum(r["evaluations"] for r in results)
+    private = {
+        kind: sorted(x for r in results for x in r["private_latencies"][kind])
+        for kind in ("arrange", "evaluate")
+    }
+    refused: dict[str, int] = {}
+    for r in results:
+        for k, v in r["private_refused"].items():
+            refused[k] = refused.get(k, 0) + v
+    per_s = actions / played if played else 0.0
+
+    def ms_per_action(pct: float) -> float:
+        """% of one core over the window -> ms of CPU per table action."""
+        return round(pct * 10 / per_s, 2) if per_s else 0.0
+
     return {
         "tables": tables,
         "connections": sum(r["connections"] for r in results),
@@ -447,7 +470,31 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
         "rebuilt_updates": sum(r["rebuilt"] for r in results),
         "games_finished": finished,
         "check_ledger": "clean" if not problems else problems[:20],
-        "cpu": CpuMeter.diff(before, after),
+        "cpu": cpu,
+        "cpu_ms_per_action": {
+            "daphne": ms_per_action(sum(cpu["daphne"])),
+            "postgres": ms_per_action(cpu["postgres"]),
+            "redis": ms_per_action(cpu["redis"]),
+            "celery": ms_per_action(cpu["celery"]),
+            "clients": ms_per_action(cpu["clients"]),
+        },
+        "traffic": {
+            "turns": turns,
+            "arranges": arranges,
+            "evaluations": evaluations,
+            "arranges_per_turn": round(arranges / turns, 2) if turns else 0.0,
+            "evaluations_per_turn": round(evaluations / turns, 2) if turns else 0.0,
+            "arranges_per_s": round(arranges / played, 1) if played else 0.0,
+            "evaluations_per_s": round(evaluations / played, 1) if played else 0.0,
+            "arrange_ms": {q: round(percentile(private["arrange"], q), 1) for q in (50, 99)},
+            "evaluate_ms": {q: round(percentile(private["evaluate"], q), 1) for q in (50, 99)},
+            "private_refused": refused,
+            "private_unanswered": sum(r["private_unanswered"] for r in results),
+            "views_to_other_seats": sum(r["views"] for r in results),
+            "lobby_sockets": sum(r["lobby_sockets"] for r in results),
+            "lobby_updates": sum(r["lobby_updates"] for r in results),
+            "reconnects": sum(r["reconnects"] for r in results),
+        },
         "setup_s": round(setup_s, 1),
         "server_env": {
             k: env[k] for k in ("DB_CONN_MAX_AGE", "WS_DB_THREADS", "NOTIFY_IN_BACKGROUND", "CHANNEL_LAYER")
@@ -462,18 +509,37 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = sorted(rows, key=lambda r: r["tables"])
-    xs = [r["tables"] for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
-    ax.plot(xs, [r["latency_ms"]["p99"] for r in rows], "o-", label="p99")
-    ax.plot(xs, [r["latency_ms"]["p50"] for r in rows], "s-", label="p50")
+    rows = sorted(rows, key=lambda r: (r["daphnes"], r["tables"]))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.6), dpi=110)
+    for daphnes in sorted({r["daphnes"] for r in rows}):
+        mine = [r for r in rows if r["daphnes"] == daphnes]
+        xs = [r["tables"] for r in mine]
+        ax.plot(xs, [r["latency_ms"]["p99"] for r in mine], "o-", label=f"p99, {daphnes} Daphnes")
+        ax.plot(xs, [r["latency_ms"]["p50"] for r in mine], "s--", label=f"p50, {daphnes} Daphnes")
     ax.axhline(250, color="grey", linestyle="--", linewidth=1, label="250 ms target")
-    ax.set_xlabel(f"tables ({rows[0]['connections'] // max(1, rows[0]['tables'])} WebSocket clients each)")
-    ax.set_ylabel("action → every seat updated (ms)")
-    ax.set_title(f"Pool Rummy load, {rows[0]['daphnes']} Daphne(s), one action per table every ~2 s")
+    ax.set_xlabel("tables of 6 (a table socket and a lobby socket per player)")
+    ax.set_ylabel("table action → every seat updated (ms)")
+    t = rows[0].get("traffic", {})
+    ax.set_title(
+        f"one action per table every ~2 s, {t.get('arranges_per_turn', 0)} arranges and "
+        f"{t.get('evaluations_per_turn', 0)} evaluations per turn",
+        fontsize=9,
+    )
     ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
+    tiers = ("daphne", "postgres", "redis", "celery", "clients")
+    labels = [f"{r['tables']}\n{r['daphnes']}D" for r in rows]
+    bottom = [0.0] * len(rows)
+    for tier in tiers:
+        values = [r.get("cpu_ms_per_action", {}).get(tier, 0.0) for r in rows]
+        bx.bar(labels, values, bottom=bottom, label=tier)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    bx.set_ylabel("ms of CPU per table action")
+    bx.set_xlabel("tables / Daphne processes")
+    bx.set_title("CPU per table action by process (arranges and evaluations included)", fontsize=9)
+    bx.legend(fontsize=8)
+    bx.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)
 
@@ -511,6 +577,23 @@ def main() -> None:
     parser.add_argument(
         "--channel-layer", default="pubsub", choices=["pubsub", "lists"], help="CHANNEL_LAYER for the servers"
     )
+    parser.add_argument(
+        "--arranges-per-turn", type=float, default=2.6, help="arranges a turn (bench/load/page_rates.py)"
+    )
+    parser.add_argument(
+        "--evaluations-per-turn",
+        type=float,
+        default=4.1,
+        help="evaluations a turn (bench/load/page_rates.py)",
+    )
+    parser.add_argument("--no-lobby", action="store_true", help="no lobby socket per player")
+    parser.add_argument(
+        "--reconnect-fraction",
+        type=float,
+        default=0.05,
+        help="share of seats that drop and reopen their socket once",
+    )
+    parser.add_argument("--rows", default="", help="JSON lines of earlier runs to add to the plot")
     parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
     parser.add_argument("--keep-logs", action="store_true", help="keep the children's logs (path on stderr)")
     args = parser.parse_args()
@@ -545,7 +628,12 @@ def main() -> None:
             rows.append(row)
             print(json.dumps(row), flush=True)
         if args.plot and rows:
-            plot(rows, args.plot)
+            earlier = (
+                [json.loads(x) for x in Path(args.rows).read_text().splitlines() if x.strip()]
+                if args.rows
+                else []
+            )
+            plot(earlier + rows, args.plot)
     finally:
         if args.keep_logs:
             print(f"logs: {logdir}", file=sys.stderr)
