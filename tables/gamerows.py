@@ -6,15 +6,24 @@ them (about a third of a Daphne's CPU under load). Here the SQL is built once pe
 process; the values still go through each field's own conversion for the backend
 (``get_db_prep_save``, the model's converters on the way back), so PostgreSQL and
 SQLite store exactly what the ORM would.
+
+On PostgreSQL the JSON columns (the state, about 10 KB, and the answers) are the
+rest of the cost: the standard library's ``json`` both ways, and psycopg's
+client-side binding quoting the whole text into the statement. There they are
+written and read as JSON text made by orjson, and the statements are sent with
+server-side binding (the values travel apart from the SQL, unquoted).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from django.db import connection
+import orjson
+import psycopg
+from django.db import connection, models
 from django.utils import timezone
 
 from game_engine.events import Event
@@ -23,12 +32,82 @@ from tables.models import GameEvent, PoolGame
 _EVENT_FIELDS = ("game", "deal_number", "version", "seq", "type", "data", "created_at")
 
 
+def _fast() -> bool:
+    """PostgreSQL: JSON by orjson, server-side binding (see the module's docstring)."""
+    return connection.vendor == "postgresql"
+
+
+def _json_text(value: Any) -> str | None:
+    """What a JSON column stores, as text (``::jsonb`` in the SQL); the stdlib for what orjson refuses."""
+    if value is None:
+        return None
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an int past 64 bits and the like
+        return json.dumps(value)
+
+
+def _placeholder(field: models.Field[Any, Any]) -> str:
+    return "%s::jsonb" if _fast() and isinstance(field, models.JSONField) else "%s"
+
+
+def _prep(field: models.Field[Any, Any], value: Any) -> Any:
+    if _fast() and isinstance(field, models.JSONField):
+        return _json_text(value)
+    return field.get_db_prep_save(value, connection)
+
+
+def _cursor() -> Any:
+    """A cursor on the transaction's connection: with server-side binding on PostgreSQL.
+
+    Wrapped as Django wraps its own (``make_cursor``): database errors become Django's
+    (``tables.dbretry`` and the consumers catch those), execute wrappers and query
+    logging (``CaptureQueriesContext``) see these statements too.
+    """
+    if not _fast():
+        return connection.cursor()
+    connection.ensure_connection()
+    raw = psycopg.Cursor(connection.connection)
+    return connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+
+
 @cache
 def _lock_sql(lock: str) -> str:
     qn = connection.ops.quote_name
     columns = ", ".join(qn(f.column) for f in PoolGame._meta.concrete_fields)
     sql = f"SELECT {columns} FROM {qn(PoolGame._meta.db_table)} WHERE {qn(PoolGame._meta.pk.column)} = %s"
     return sql + lock
+
+
+Converter = Callable[[Any, Any, Any], Any]
+
+
+@cache
+def _readers() -> tuple[tuple[str, ...], tuple[tuple[Any, tuple[Converter, ...]], ...]]:
+    """Each column's attribute name and the converters the ORM would apply (JSON: orjson)."""
+    names, readers = [], []
+    for field in PoolGame._meta.concrete_fields:
+        names.append(field.attname)
+        if isinstance(field, models.JSONField):
+            readers.append((None, ()))
+            continue
+        col = field.get_col(PoolGame._meta.db_table)
+        converters = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
+        readers.append((col, tuple(converters)))
+    return tuple(names), tuple(readers)
+
+
+def _read_row(row: Sequence[Any]) -> PoolGame:
+    names, readers = _readers()
+    values = []
+    for value, (col, converters) in zip(row, readers, strict=True):
+        if col is None:  # a JSON column: psycopg hands Django's connections the text
+            value = orjson.loads(value) if isinstance(value, str | bytes) else value
+        else:
+            for convert in converters:
+                value = convert(value, col, connection)
+        values.append(value)
+    return PoolGame.from_db(connection.alias, list(names), values)
 
 
 def lock_game(game_id: int) -> PoolGame:
@@ -45,34 +124,43 @@ def lock_game(game_id: int) -> PoolGame:
         if features.has_select_for_update
         else ""
     )
-    rows = list(PoolGame.objects.raw(_lock_sql(lock), [game_id]))
-    if not rows:
+    if not _fast():
+        rows = list(PoolGame.objects.raw(_lock_sql(lock), [game_id]))
+        if not rows:
+            raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
+        return rows[0]
+    with _cursor() as cursor:
+        cursor.execute(_lock_sql(lock), [game_id])
+        row = cursor.fetchone()
+    if row is None:
         raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
-    return rows[0]
+    return _read_row(row)
 
 
 @cache
-def _update_sql(fields: tuple[str, ...]) -> str:
+def _update_sql(fields: tuple[str, ...], vendor: str) -> str:
     qn = connection.ops.quote_name
     meta = PoolGame._meta
-    sets = ", ".join(f"{qn(meta.get_field(name).column)} = %s" for name in fields)
+    sets = ", ".join(
+        f"{qn(meta.get_field(name).column)} = {_placeholder(meta.get_field(name))}" for name in fields
+    )
     return f"UPDATE {qn(meta.db_table)} SET {sets} WHERE {qn(meta.pk.column)} = %s"
 
 
 def update_game(game: PoolGame, fields: Sequence[str]) -> None:
     """Write ``fields`` of ``game`` to its row (what ``save(update_fields=...)`` writes)."""
     meta = PoolGame._meta
-    params = [meta.get_field(name).get_db_prep_save(getattr(game, name), connection) for name in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(_update_sql(tuple(fields)), [*params, game.pk])
+    params = [_prep(meta.get_field(name), getattr(game, name)) for name in fields]
+    with _cursor() as cursor:
+        cursor.execute(_update_sql(tuple(fields), connection.vendor), [*params, game.pk])
 
 
 @cache
-def _insert_sql(count: int) -> str:
+def _insert_sql(count: int, vendor: str) -> str:
     qn = connection.ops.quote_name
     meta = GameEvent._meta
     columns = ", ".join(qn(meta.get_field(name).column) for name in _EVENT_FIELDS)
-    row = "(" + ", ".join(["%s"] * len(_EVENT_FIELDS)) + ")"
+    row = "(" + ", ".join(_placeholder(meta.get_field(name)) for name in _EVENT_FIELDS) + ")"
     return f"INSERT INTO {qn(meta.db_table)} ({columns}) VALUES " + ", ".join([row] * count)
 
 
@@ -85,10 +173,10 @@ def append_events(
     created = created_field.get_db_prep_save(timezone.now(), connection)
     params: list[Any] = []
     for i, event in enumerate(events):
-        data = data_field.get_db_prep_save(event.data, connection)
+        data = _prep(data_field, event.data)
         params += [game_id, deal_number, version, first_seq + i, event.type, data, created]
     count = len(params) // len(_EVENT_FIELDS)
     if count:
-        with connection.cursor() as cursor:
-            cursor.execute(_insert_sql(count), params)
+        with _cursor() as cursor:
+            cursor.execute(_insert_sql(count, connection.vendor), params)
     return count

@@ -373,6 +373,8 @@ class Table:
             seat = self.actor() if rng.random() < 0.8 and self.pending is None else rng.choice(self.seats)
             if seat is None or seat.ws is None or seat.closing or not seat.view:
                 continue
+            if self.pending is not None and self.pending.seat is seat:
+                continue  # its hand is changing: the page sends its arrangement after the move
             hand = list(seat.view.get("hand") or [])
             if not hand or "arrange" not in seat.view["legal"]:
                 continue

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.forms.models import model_to_dict
+from django.test.utils import CaptureQueriesContext
 
 from game_engine.events import Discard, Draw
 from tables import gamerows
@@ -42,7 +43,7 @@ def test_lock_game_reads_every_field_as_the_orm_does() -> None:
 def test_update_game_writes_only_the_fields_named() -> None:
     game = _game()
     before = PoolGame.objects.get(pk=game.pk)
-    game.state = {**game.state, "note": "ünïcode ' quote"}
+    game.state = {**game.state, "note": "ünïcode ' quote \\ \" $1 %s", "big": 2**70}  # past orjson's ints
     game.version += 1
     game.deadline_at = datetime(2026, 11, 21, 12, 30, 15, 123000, tzinfo=UTC)
     game.answers = {"7": [["r-1", {"ok": True, "version": game.version}]]}
@@ -83,3 +84,24 @@ def test_append_events_numbers_them_in_order() -> None:
         },
     ]
     assert all(r.created_at is not None for r in rows)
+
+
+def test_the_statements_are_seen_by_query_logging_and_errors_become_djangos() -> None:
+    """Written past the ORM, but not past Django: ``CaptureQueriesContext`` (the no-write tests
+    of refusals rely on it) sees them, and a failing statement raises Django's error."""
+    game = _game()
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        gamerows.lock_game(game.pk)
+        gamerows.update_game(game, ("version",))
+    assert [q["sql"].split()[0] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))] == [
+        "SELECT",
+        "UPDATE",
+    ]
+    with pytest.raises(IntegrityError), transaction.atomic():  # NOT NULL: the database refuses at once
+        gamerows.append_events(
+            game_id=game.pk,
+            deal_number=None,  # type: ignore[arg-type]
+            version=1,
+            first_seq=0,
+            events=[Draw(seat=0, source="closed")],
+        )

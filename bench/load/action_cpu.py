@@ -1,0 +1,103 @@
+"""CPU of one table action in-process, per kind: ``services.game_act`` on PostgreSQL, no sockets.
+
+    .venv/bin/python bench/load/action_cpu.py [--rounds 300] [--db-name rummy_action_cpu]
+
+Drops and recreates its own database, starts a 6-seat game and times, with the
+process's CPU clock (not wall time: the machine's other work barely moves it),
+an ``arrange`` (private), and a turn's ``draw`` and ``discard``; one line of JSON
+with the CPU milliseconds per call of each. Timers and notices are suppressed
+(``notify.suppressed``): what is left is the service, the engine and the driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--db-name", default="rummy_action_cpu")
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    args = parser.parse_args()
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "rummy_site.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": "action-cpu-bench-secret-key-0123456789-not-for-production-abcdef",
+            "DATABASE_URL": f"{args.pg}/{args.db_name}",
+            "DB_CONN_MAX_AGE": "600",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    sys.path.insert(0, str(ROOT))
+    import psycopg
+
+    with psycopg.connect(f"{args.pg}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{args.db_name}"')
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from accounts.models import User
+    from game_engine.game import GameState
+    from tables import notify, services
+    from tables.models import PoolGame, Table, TableSettings
+    from wallet.services import grant
+
+    kind = TableSettings.objects.create(name="cpu", format="101", entry_fee=0, seats=6, turn_seconds=3600)
+    table = Table.objects.create(settings=kind, name="cpu")
+    users = [User.objects.create_user(f"cpu{i}", password="x-cpu-2026", display_name=f"P{i}") for i in range(6)]
+    for user in users:
+        grant(user=user, amount=1000, idempotency_key=f"cpu:{user.pk}")
+        services.table_join(table_id=table.pk, user=user)
+    game = PoolGame.objects.get(table=table)
+    by_id = {str(u.pk): u for u in users}
+    rng = random.Random(1)
+    spent: dict[str, list[float]] = {"arrange": [], "draw": [], "discard": []}
+    n = 0
+
+    def act(user: User, action: dict[str, object], kind: str) -> None:
+        nonlocal n
+        n += 1
+        start = time.process_time()
+        answer = services.game_act(game_id=game.pk, user=user, request_id=f"r{n}", action=action)
+        spent[kind].append(time.process_time() - start)
+        assert answer["ok"], answer
+
+    with notify.suppressed():
+        for _ in range(args.rounds):
+            state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
+            if state.deal is None or state.phase != "playing":
+                break
+            seat = state.deal.turn
+            user = by_id[state.players[seat].id]
+            hand = [c.code for c in state.deal.hands[seat]]
+            rng.shuffle(hand)
+            act(user, {"type": "arrange", "groups": [hand[:4], hand[4:9], hand[9:]]}, "arrange")
+            act(user, {"type": "draw", "source": "closed"}, "draw")
+            state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
+            assert state.deal is not None
+            drawn = state.deal.drawn
+            act(user, {"type": "discard", "card": drawn.code if drawn else hand[0]}, "discard")
+    print(
+        json.dumps(
+            {k: round(1000 * sum(v[10:]) / max(1, len(v) - 10), 3) for k, v in spent.items()}
+            | {"calls": {k: len(v) for k, v in spent.items()}, "unit": "ms of CPU per call"}
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
