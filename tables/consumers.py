@@ -163,9 +163,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def send_error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "error": error_payload(code, message)})
 
-    async def seat_view(self, event: dict[str, Any]) -> None:
-        """``notify.seat_view`` reaches every socket of the user; only their table sockets use it."""
-
 
 class LobbyConsumer(_Consumer):
     """Pushes lobby changes (seats taken, games started) to logged-in players."""
@@ -215,6 +212,9 @@ class TableConsumer(_Consumer):
             return
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # the player's private changes (notify.seat_view) reach their sockets at this table alone
+        self._seat_group = sockets.seat_group(self.user.pk, self.table_id)
+        await self.channel_layer.group_add(self._seat_group, self.channel_name)
         await self.accept()
         await self.send_snapshot()
         # responsible play: a reminder after each hour played (tables.reminders, docs/protocol.md)
@@ -234,6 +234,7 @@ class TableConsumer(_Consumer):
             self._reminders = None
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(self._seat_group, self.channel_name)
 
     # ------------------------------------------------------------------ client -> server
     async def receive_message(self, content: dict[str, Any]) -> None:
@@ -340,8 +341,7 @@ class TableConsumer(_Consumer):
         socket that sent the arrangement has it already and sends nothing.
         """
         if (
-            event.get("table_id") != self.table_id
-            or event.get("game_id") != self.game_id
+            event.get("game_id") != self.game_id
             or event.get("version") != self.version
             or self.seat is None
             or event.get("request_id") in self._own_private

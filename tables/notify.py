@@ -22,7 +22,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from rummy_site.celery import app as celery_app
-from tables.sockets import user_group
+from tables.sockets import seat_group
 
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()
@@ -190,8 +190,9 @@ def seat_view(
     """Tell one player's own sockets, and nobody else, that their view changed at ``version``.
 
     A private action (an arrangement) does not move the game's version: the notice
-    goes to the user's group, not the table's; each of their sockets at that table and
-    version forwards the view, except the one that sent ``request_id``. At most once,
+    goes to the group of the user's sockets at that table (``sockets.seat_group``), not
+    the table's; each of them at that version forwards the view, except the one that
+    sent ``request_id``. At most once,
     like every notice: a socket that misses it gets the arrangement with the next update.
     """
     message = {
@@ -202,7 +203,7 @@ def seat_view(
         "view": encode_view(view),
         "request_id": request_id,
     }
-    _send([(user_group(user_id), message)])
+    _send([(seat_group(user_id, table_id), message)])
 
 
 def table_notice(*, table_id: int, notice: dict[str, Any]) -> None:

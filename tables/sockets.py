@@ -33,6 +33,11 @@ def user_group(user_id: int) -> str:
     return f"user_{user_id}"
 
 
+def seat_group(user_id: int, table_id: int) -> str:
+    """The user's table sockets at one table (``notify.seat_view``: a private change reaches only these)."""
+    return f"seat_{user_id}_{table_id}"
+
+
 def session_group(session_key: str) -> str:
     """A group name for a session that does not reveal the session key."""
     return "session_" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
