@@ -58,7 +58,9 @@ def main() -> None:
 
     kind = TableSettings.objects.create(name="cpu", format="101", entry_fee=0, seats=6, turn_seconds=3600)
     table = Table.objects.create(settings=kind, name="cpu")
-    users = [User.objects.create_user(f"cpu{i}", password="x-cpu-2026", display_name=f"P{i}") for i in range(6)]
+    users = [
+        User.objects.create_user(f"cpu{i}", password="x-cpu-2026", display_name=f"P{i}") for i in range(6)
+    ]
     for user in users:
         grant(user=user, amount=1000, idempotency_key=f"cpu:{user.pk}")
         services.table_join(table_id=table.pk, user=user)

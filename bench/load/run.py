@@ -145,18 +145,45 @@ def _machine_ticks() -> tuple[int, int]:
     return sum(fields), idle
 
 
+def _pg_pids(database: str) -> list[int]:
+    """PostgreSQL's processes working for this run: its database's backends and the shared ones
+    (postmaster, WAL writer, checkpointer...), not the backends of other databases on the server."""
+    out = []
+    for pid in _pids_by_comm("postgres"):
+        try:
+            words = (
+                Path(f"/proc/{pid}/cmdline")
+                .read_bytes()
+                .replace(b"\0", b" ")
+                .decode(errors="replace")
+                .split()
+            )
+        except OSError:
+            continue
+        # a backend reads "postgres: [<cluster>:] <user> <database> <host>(<port>)|[local] <state>"
+        host = next(
+            (i for i, w in enumerate(words) if i >= 3 and (w.endswith(")") and "(" in w or w == "[local]")),
+            None,
+        )
+        if host is not None and words[host - 1] != database:
+            continue
+        out.append(pid)
+    return out
+
+
 class CpuMeter:
     """CPU use of each group of processes over a window, in % of one core."""
 
-    def __init__(self, groups: dict[str, list[int]]) -> None:
+    def __init__(self, groups: dict[str, list[int]], database: str = "") -> None:
         self.groups = groups
+        self.database = database
 
     def sample(self) -> dict[str, Any]:
         return {
             "t": time.monotonic(),
             "machine": _machine_ticks(),
             "groups": {name: {pid: _proc_ticks(pid) for pid in pids} for name, pids in self.groups.items()},
-            "pg": {pid: _proc_ticks(pid) for pid in _pids_by_comm("postgres")},
+            "pg": {pid: _proc_ticks(pid) for pid in _pg_pids(self.database)},
             "redis": {pid: _proc_ticks(pid) for pid in _pids_by_comm("redis-server")},
         }
 
@@ -280,19 +307,29 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[k]
 
 
-def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir: Path) -> dict[str, Any]:
+#: ``--keep-db``: the tables made so far in this sweep (their specs), played on by the next count.
+_made: list[dict[str, Any]] = []
+
+
+def run_once(
+    args: argparse.Namespace, tables: int, env: dict[str, str], logdir: Path, daphne_count: int
+) -> dict[str, Any]:
     from django.db import connections
 
     connections.close_all()
-    reset_database(args.db_name, args.admin_url)
-    flush_redis(env["REDIS_URL"])
+    fresh = not (args.keep_db and _made)
+    if fresh:
+        _made.clear()
+        reset_database(args.db_name, args.admin_url)
+    flush_redis(env["REDIS_URL"])  # the worker re-arms every open game's timer when it starts
     from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
+    if fresh:
+        call_command("migrate", verbosity=0)
     children: list[Child] = []
     try:
         child_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-        ports = [free_port() for _ in range(args.daphnes)]
+        ports = [free_port() for _ in range(daphne_count)]
         daphnes = [
             Child(
                 f"daphne-{tables}-{i}",
@@ -341,14 +378,18 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
         children += [worker, beat]
         tag = f"{int(time.time()) % 100000}x{tables}"
         t0 = time.monotonic()
-        specs = create_players_and_tables(
-            tables=tables,
-            players=args.players,
-            fee=args.fee,
-            tag=tag,
-            turn_seconds=args.turn_seconds,
-            pause_seconds=args.pause_seconds,
-        )
+        if tables > len(_made):
+            _made.extend(
+                create_players_and_tables(
+                    tables=tables - len(_made),
+                    players=args.players,
+                    fee=args.fee,
+                    tag=tag,
+                    turn_seconds=args.turn_seconds,
+                    pause_seconds=args.pause_seconds,
+                )
+            )
+        specs = [dict(spec, seats=[dict(seat) for seat in spec["seats"]]) for spec in _made[:tables]]
         setup_s = time.monotonic() - t0
         deadline = time.monotonic() + 60
         while not all(port_open(p) for p in ports):
@@ -398,7 +439,8 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
                 "daphne": [d.popen.pid for d in daphnes],
                 "celery": [worker.popen.pid, beat.popen.pid],
                 "clients": [c.popen.pid for c in clients],
-            }
+            },
+            database=args.db_name,
         )
         for client in clients:
             client.send("GO")
@@ -453,7 +495,7 @@ def run_once(args: argparse.Namespace, tables: int, env: dict[str, str], logdir:
     return {
         "tables": tables,
         "connections": sum(r["connections"] for r in results),
-        "daphnes": args.daphnes,
+        "daphnes": daphne_count,
         "duration_s": round(played, 1),
         "actions": actions,
         "actions_per_s": round(actions / played, 1),
@@ -593,6 +635,11 @@ def main() -> None:
         default=0.05,
         help="share of seats that drop and reopen their socket once",
     )
+    parser.add_argument(
+        "--keep-db",
+        action="store_true",
+        help="a sweep keeps its database: each count plays the tables made so far (games in progress) and new ones",
+    )
     parser.add_argument("--rows", default="", help="JSON lines of earlier runs to add to the plot")
     parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
     parser.add_argument("--keep-logs", action="store_true", help="keep the children's logs (path on stderr)")
@@ -617,14 +664,19 @@ def main() -> None:
     env["WS_DB_THREADS"] = args.ws_db_threads
     env["NOTIFY_IN_BACKGROUND"] = args.notify_in_background
     env["CHANNEL_LAYER"] = args.channel_layer
-    counts = [int(x) for x in args.sweep.split(",") if x.strip()] or [args.tables]
+    # "1000@4": 1000 tables on 4 Daphnes; a bare count uses --daphnes
+    counts = [
+        (int(x.split("@")[0]), int(x.split("@")[1]) if "@" in x else args.daphnes)
+        for x in args.sweep.split(",")
+        if x.strip()
+    ] or [(args.tables, args.daphnes)]
     logdir = Path(tempfile.mkdtemp(prefix="rummy-load-"))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     setup_django(env)
     rows = []
     try:
-        for n in counts:
-            row = run_once(args, n, env, logdir)
+        for n, daphne_count in counts:
+            row = run_once(args, n, env, logdir, daphne_count)
             rows.append(row)
             print(json.dumps(row), flush=True)
         if args.plot and rows:
