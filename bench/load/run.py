@@ -620,12 +620,12 @@ def main() -> None:
         "--channel-layer", default="pubsub", choices=["pubsub", "lists"], help="CHANNEL_LAYER for the servers"
     )
     parser.add_argument(
-        "--arranges-per-turn", type=float, default=2.6, help="arranges a turn (bench/load/page_rates.py)"
+        "--arranges-per-turn", type=float, default=2.33, help="arranges a turn (bench/load/page_rates.py)"
     )
     parser.add_argument(
         "--evaluations-per-turn",
         type=float,
-        default=4.1,
+        default=4.17,
         help="evaluations a turn (bench/load/page_rates.py)",
     )
     parser.add_argument("--no-lobby", action="store_true", help="no lobby socket per player")
