@@ -7,6 +7,10 @@ process's CPU clock (not wall time: the machine's other work barely moves it),
 an ``arrange`` (private), and a turn's ``draw`` and ``discard``; one line of JSON
 with the CPU milliseconds per call of each. Timers and notices are suppressed
 (``notify.suppressed``): what is left is the service, the engine and the driver.
+Also the evaluation of the groups: ``evaluate_http`` through Django's whole HTTP
+stack (session, authentication, CSRF, DRF: ``POST /api/groups/evaluate/``, what the
+page sent before) and ``evaluate_socket``, what the table socket now does for it
+(``protocol.parse_evaluate`` and ``melds.verdict``, no database).
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ def main() -> None:
             "DATABASE_URL": f"{args.pg}/{args.db_name}",
             "DB_CONN_MAX_AGE": "600",
             "LOG_LEVEL": "WARNING",
+            "ALLOWED_HOSTS": "testserver",
+            "SECURE_SSL_REDIRECT": "0",
         }
     )
     sys.path.insert(0, str(ROOT))
@@ -67,7 +73,22 @@ def main() -> None:
     game = PoolGame.objects.get(table=table)
     by_id = {str(u.pk): u for u in users}
     rng = random.Random(1)
-    spent: dict[str, list[float]] = {"arrange": [], "draw": [], "discard": []}
+    spent: dict[str, list[float]] = {
+        "arrange": [],
+        "draw": [],
+        "discard": [],
+        "evaluate_http": [],
+        "evaluate_socket": [],
+    }
+    from django.test import Client
+    from django.urls import reverse
+
+    from game_engine.melds import verdict
+    from tables import protocol
+
+    client = Client(enforce_csrf_checks=False)
+    client.force_login(users[0])
+    evaluate_url = reverse("api-groups-evaluate")
     n = 0
 
     def act(user: User, action: dict[str, object], kind: str) -> None:
@@ -87,7 +108,20 @@ def main() -> None:
             user = by_id[state.players[seat].id]
             hand = [c.code for c in state.deal.hands[seat]]
             rng.shuffle(hand)
-            act(user, {"type": "arrange", "groups": [hand[:4], hand[4:9], hand[9:]]}, "arrange")
+            groups = [hand[:4], hand[4:9], hand[9:]]
+            start = time.process_time()
+            response = client.post(
+                evaluate_url,
+                {"groups": groups, "wild_rank": state.deal.wild_rank},
+                content_type="application/json",
+            )
+            spent["evaluate_http"].append(time.process_time() - start)
+            assert response.status_code == 200, response.content
+            start = time.process_time()
+            parsed, _ = protocol.parse_evaluate({"type": "evaluate", "request_id": "e", "groups": groups})
+            verdict(parsed, state.deal.wild_rank)
+            spent["evaluate_socket"].append(time.process_time() - start)
+            act(user, {"type": "arrange", "groups": groups}, "arrange")
             act(user, {"type": "draw", "source": "closed"}, "draw")
             state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
             assert state.deal is not None
