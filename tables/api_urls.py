@@ -10,5 +10,6 @@ urlpatterns = [
     path("practice/", apis.PracticeStartApi.as_view(), name="api-practice"),
     path("history/deals/", apis.DealHistoryApi.as_view(), name="api-deal-history"),
     path("history/deals/<int:deal_id>/", apis.DealDetailApi.as_view(), name="api-deal-detail"),
+    path("history/games/<int:game_id>/", apis.GameHistoryApi.as_view(), name="api-game-detail"),
     path("groups/evaluate/", apis.GroupsEvaluateApi.as_view(), name="api-groups-evaluate"),
 ]

@@ -18,7 +18,7 @@ from game_engine.errors import RummyError
 from game_engine.melds import verdict
 from tables import selectors, services
 from tables.errors import TableError, TableNotFound, error_payload
-from tables.models import Deal, Table
+from tables.models import Deal, PoolGame, Table
 from wallet.errors import WalletError
 
 
@@ -38,7 +38,7 @@ class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
     prize_pool = serializers.IntegerField(
         help_text="Paise a full table pays: every seat's fee less the rake."
     )
-    prize_pool_display = serializers.CharField()
+    prize_pool_display = serializers.CharField(allow_null=True)
     decks = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
 
@@ -223,6 +223,109 @@ class DealDetailApi(APIView):
         """Every event and every shown hand of one finished deal the player was dealt into."""
         deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
         return Response(selectors.deal_detail(deal=deal))
+
+
+_GameDealSerializer = inline_serializer(
+    name="GameDeal",
+    many=True,
+    fields={
+        "number": serializers.IntegerField(),
+        "deal_id": serializers.IntegerField(
+            help_text="Its replay: /api/history/deals/{deal_id}/ once finished."
+        ),
+        "finished": serializers.BooleanField(),
+        "winner": serializers.IntegerField(allow_null=True, help_text="Seat."),
+        "points": serializers.DictField(
+            child=serializers.IntegerField(), allow_null=True, help_text="By seat; null while running."
+        ),
+        "scores": serializers.DictField(
+            child=serializers.IntegerField(), allow_null=True, help_text="Running scores after it, by seat."
+        ),
+        "eliminated": serializers.ListField(
+            child=serializers.IntegerField(), help_text="Seats out after it."
+        ),
+        "rejoined": inline_serializer(
+            name="GameRejoin",
+            fields={
+                "seat": serializers.IntegerField(),
+                "score": serializers.IntegerField(),
+                "fee": serializers.IntegerField(help_text="Paise."),
+            },
+            many=True,
+        ),
+        "left": serializers.ListField(
+            child=serializers.IntegerField(), help_text="Seats that left for good."
+        ),
+    },
+)
+
+
+class GamePayoutSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """The end of the game; ``over`` false (and the rest null or empty) until then."""
+
+    over = serializers.BooleanField()
+    split = serializers.CharField(allow_null=True, help_text="manual, auto or null (a winner).")
+    winner_seat = serializers.IntegerField(allow_null=True)
+    prize_pool = serializers.IntegerField(allow_null=True, help_text="Paise.")
+    prize_pool_display = serializers.CharField(allow_null=True)
+    rake = serializers.IntegerField(allow_null=True, help_text="Paise.")
+    rake_display = serializers.CharField(allow_null=True)
+    fees_paid = serializers.IntegerField(allow_null=True, help_text="Paise.")
+    payouts = inline_serializer(
+        name="GamePayoutRow",
+        fields={
+            "seat": serializers.IntegerField(allow_null=True),
+            "amount": serializers.IntegerField(help_text="Paise."),
+            "amount_display": serializers.CharField(),
+        },
+        many=True,
+    )
+
+
+GameHistorySerializer = inline_serializer(
+    name="GameHistory",
+    fields={
+        "id": serializers.IntegerField(),
+        "table": serializers.CharField(),
+        "format": serializers.CharField(),
+        "format_label": serializers.CharField(),
+        "status": serializers.ChoiceField(choices=PoolGame.Status.values),
+        "started_at": serializers.DateTimeField(allow_null=True),
+        "finished_at": serializers.DateTimeField(allow_null=True),
+        "players": inline_serializer(
+            name="GamePlayer",
+            fields={
+                "seat": serializers.IntegerField(),
+                "name": serializers.CharField(),
+                "is_bot": serializers.BooleanField(),
+            },
+            many=True,
+        ),
+        "deals": _GameDealSerializer,
+        "result": GamePayoutSerializer(),
+    },
+)
+
+
+class GameHistoryApi(APIView):
+    @extend_schema(
+        operation_id="game_detail",
+        tags=["history"],
+        responses={200: GameHistorySerializer, 404: DetailSerializer},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        """One pool game: each deal's points and running scores, eliminations, rejoins, the split or
+        payout, and which deals can be replayed (players of the game and staff, docs/rules.md §10.3)."""
+        game = get_object_or_404(game_visible_to(request.user), pk=game_id)
+        return Response(selectors.game_history(game=game))
+
+
+def game_visible_to(user: Any) -> Any:
+    """Pool games whose page the user may see: staff all; a player the games they were dealt into."""
+    games = PoolGame.objects.select_related("table__settings")
+    if user.is_staff:
+        return games
+    return games.filter(seats__user=user, seats__engine_seat__isnull=False).distinct()
 
 
 def deal_visible_to(user: Any) -> Any:

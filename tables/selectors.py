@@ -202,3 +202,84 @@ def score_rows(game: PoolGame | None) -> list[dict[str, Any]]:
         }
         for d in rows
     ]
+
+
+def game_history(*, game: PoolGame) -> dict[str, Any]:
+    """A pool game's page (issue 13): every deal's points and running scores, eliminations,
+    rejoins and departures, the split or payout, and which deals can be replayed.
+
+    Built from the game's stored events and deal rows; a deal still running is listed
+    without its points or seeds (nobody replays a deal in progress, docs/rules.md §10.3).
+    """
+    seats = game.seats.filter(engine_seat__isnull=False).select_related("user").order_by("engine_seat")
+    players = [
+        {"seat": s.engine_seat, "name": s.user.table_name, "is_bot": s.is_bot, "player_id": str(s.user_id)}
+        for s in seats
+    ]
+    seat_of = {p["player_id"]: p["seat"] for p in players}
+    deals = {d.number: d for d in game.deals.all()}
+    rows: dict[int, dict[str, Any]] = {
+        n: {
+            "number": n,
+            "deal_id": d.pk,
+            "finished": d.finished_at is not None,
+            "winner": (d.result or {}).get("winner") if d.finished_at else None,
+            "points": None,
+            "scores": None,
+            "eliminated": [],
+            "rejoined": [],
+            "left": [],
+        }
+        for n, d in sorted(deals.items())
+    }
+    kinds = ("scores", "rejoined", "player_left")
+    events = GameEvent.objects.filter(game=game, type__in=kinds).order_by("seq")
+    for e in events:
+        row = rows.get(e.deal_number)
+        if row is None or (e.type == "scores" and not row["finished"]):
+            continue
+        if e.type == "scores":
+            row.update(points=e.data["points"], scores=e.data["scores"], eliminated=e.data["eliminated"])
+        elif e.type == "rejoined":
+            row["rejoined"].append({"seat": e.data["seat"], "score": e.data["score"], "fee": e.data["fee"]})
+        elif e.type == "player_left":
+            row["left"].append(e.data["seat"])
+    result = game.result or None
+    payout: dict[str, Any] = {
+        "over": False,
+        "split": None,
+        "winner_seat": None,
+        "prize_pool": None,
+        "rake": None,
+        "fees_paid": None,
+        "payouts": [],
+        "prize_pool_display": None,
+        "rake_display": None,
+    }
+    if result is not None:
+        payout = {
+            "over": True,
+            "split": result.get("split"),
+            "winner_seat": result.get("winner_seat"),
+            "prize_pool": result["prize_pool"],
+            "rake": result["rake"],
+            "fees_paid": result["fees_paid"],
+            "payouts": [
+                {"seat": seat_of.get(pid), "amount": amount, "amount_display": format_money(amount)}
+                for pid, amount in result["payouts"].items()
+            ],
+            "prize_pool_display": format_money(result["prize_pool"]),
+            "rake_display": format_money(result["rake"]),
+        }
+    return {
+        "id": game.pk,
+        "table": game.table.name,
+        "format": game.table.settings.format,
+        "format_label": game.table.settings.get_format_display(),
+        "status": game.status,
+        "started_at": game.started_at.isoformat() if game.started_at else None,
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        "players": [{k: v for k, v in p.items() if k != "player_id"} for p in players],
+        "deals": list(rows.values()),
+        "result": payout,
+    }

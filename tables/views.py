@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from tables import selectors, services
-from tables.apis import deal_visible_to
+from tables.apis import deal_visible_to, game_visible_to
 from tables.errors import TableError
 from tables.models import Table, TableSettings
 from wallet.errors import WalletError
@@ -96,6 +96,7 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
         "csrf": get_token(request),
         "user_id": request.user.pk,
         "lobby_url": reverse("lobby"),
+        "history_url": reverse("history"),  # the game's page is history_url + "games/<id>/"
         "rules_url": reverse("rules"),
         "join_url": reverse("table-join", args=[table.pk]),
         "leave_url": reverse("table-leave", args=[table.pk]),
@@ -119,3 +120,30 @@ def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
         "tables/deal.html",
         {"deal": selectors.deal_detail(deal=deal), "fairness": selectors.deal_fairness(deal=deal)},
     )
+
+
+@login_required
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A pool game's page: its deals' scores, eliminations, rejoins, payout, and links to replays."""
+    game = get_object_or_404(game_visible_to(request.user), pk=game_id)
+    data = selectors.game_history(game=game)
+    names = {p["seat"]: p["name"] for p in data["players"]}
+    for d in data["deals"]:  # seat numbers to names for the template
+        d["rows"] = [
+            {
+                "name": p["name"],
+                "points": (d["points"] or {}).get(str(p["seat"])),
+                "score": (d["scores"] or {}).get(str(p["seat"])),
+                "winner": d["winner"] == p["seat"],
+                "eliminated": p["seat"] in d["eliminated"],
+            }
+            for p in data["players"]
+        ]
+        d["rejoined_names"] = [(names.get(r["seat"], "?"), r) for r in d["rejoined"]]
+        d["left_names"] = [names.get(s, "?") for s in d["left"]]
+    if data["result"]["over"]:
+        for row in data["result"]["payouts"]:
+            row["name"] = names.get(row["seat"], "?")
+        winner = data["result"]["winner_seat"]
+        data["result"]["winner_name"] = names.get(winner) if winner is not None else None
+    return render(request, "tables/game.html", {"game": data})

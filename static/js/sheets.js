@@ -97,9 +97,10 @@ export function ResultSheet({ s, t }) {
       <ul>${paid.map((pid) => {
         const p = v.players.find((x) => x.id === pid);
         return html`<li key=${pid}>${p ? p.name : "Player " + pid}: <strong>${t.money(res.payouts[pid])}</strong></li>`;
-      })}</ul></div>`);
+      })}</ul>
+      ${s.snap.game && t.cfg.history_url ? html`<p><a id="final-game-link" href=${t.cfg.history_url + "games/" + s.snap.game.id + "/"}>Every deal of this game, with replays</a></p>` : null}</div>`);
     buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
-    buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobbyUrl; } });
+    buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobby_url; } });
   } else {
     parts.push(html`<p class="countdown" id="sheet-countdown">${t.tableCountdown()}</p>`);
     buttons.push({ text: "Close", cls: "ghost-btn", id: "btn-sheet-close", fn: () => t.closeModal() });

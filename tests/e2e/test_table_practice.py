@@ -91,6 +91,13 @@ def test_a_player_alone_plays_a_practice_game_to_its_end(
             assert name in sounds, f"no {name} sound in {sorted(set(sounds))}"
         assert "win" in sounds or "lose" in sounds
         asha.shot("practice-game-over-phone")
+        # the final result links to the game's page: every deal, each with its replay
+        link = page.get_attribute("#final-game-link", "href")
+        assert link == f"/history/games/{game_of(table).pk}/", link
+        page.click("#final-game-link")
+        page.wait_for_selector("#game-deals")
+        assert page.locator("#game-deals a.button").count() == len(deals)
+        asha.shot("practice-game-page-phone")
         asha.assert_clean()
         print(f"practice game: {len(deals)} deals, {turns} turns by the player")
     finally:

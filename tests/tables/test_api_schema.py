@@ -92,6 +92,12 @@ def test_every_api_answer_matches_the_schema(client: Client, check: Checker, clo
     assert [d["id"] for d in page["results"]] == [deal.pk] and page["count"] == 1
     check.call("get", f"/api/history/deals/{deal.pk}/", "/api/history/deals/{deal_id}/", 200)
     check.call("get", "/api/history/deals/987654/", "/api/history/deals/{deal_id}/", 404)
+    running = check.call("get", f"/api/history/games/{deal.game_id}/", "/api/history/games/{game_id}/", 200)
+    assert not running["result"]["over"] and running["deals"][0]["finished"]
+    services.game_act(game_id=deal.game_id, user=_ravi, request_id="bye", action={"type": "leave"})
+    over = check.call("get", f"/api/history/games/{deal.game_id}/", "/api/history/games/{game_id}/", 200)
+    assert over["status"] == "finished" and over["result"]["over"] and over["result"]["payouts"]
+    check.call("get", "/api/history/games/987654/", "/api/history/games/{game_id}/", 404)
 
     # the engine's verdict on groups
     verdict = check.call(
