@@ -238,6 +238,27 @@ class DealState:
             return [list(g) for g in groups]
         return default_groups(self.hands[seat])
 
+    def final_arrangements(self) -> dict[str, list[list[str]]]:
+        """Each seat's hand as last grouped (its show if it showed), cards it no longer holds left
+        out and cards in no group added as one more group: the replay shows the hands this way once
+        the deal is over and every hand is open to its players (docs/rules.md §10.3)."""
+        out: dict[str, list[list[str]]] = {}
+        for seat in self.order:
+            left = list(self.hands[seat])
+            groups: list[list[str]] = []
+            for g in self.shown.get(seat) or self.arrangement_of(seat):
+                kept = []
+                for c in g:
+                    if c in left:
+                        left.remove(c)
+                        kept.append(c.code)
+                if kept:
+                    groups.append(kept)
+            if left:
+                groups.append([c.code for c in left])
+            out[str(seat)] = groups
+        return out
+
     def all_cards(self) -> list[Card]:
         """Every card of the deal (for conservation checks)."""
         out: list[Card] = [self.cut_joker, *self.closed, *self.open_pile]

@@ -600,6 +600,9 @@ def _save(
             "names": {str(i): p.name for i, p in enumerate(new.players)},
             "scores": {str(i): p.score for i, p in enumerate(new.players)},
         }
+        if new.deal is not None and new.deal.deal_no == new.last_result["deal_no"]:
+            # how each player last grouped their hand, for the replay (not an event: private in play)
+            result["arrangements"] = new.deal.final_arrangements()
         Deal.objects.filter(game=game, number=new.last_result["deal_no"]).update(
             result=result,
             finished_at=now,

@@ -456,3 +456,29 @@ def test_rules_4_show_must_hold_exactly_the_13_cards() -> None:
         act(state, type="finish", seat=0, card="2D", groups=GROUPS0[:3])
     with pytest.raises(RummyError):
         act(state, type="finish", seat=0, card="2D", groups=[*GROUPS0[:3], ["9C", "10C", "JC", "2D"]])
+
+
+def test_final_arrangements_are_the_last_grouping_the_show_or_the_default() -> None:
+    """The replay's "grouped as they last arranged them" (issue 13): kept through draws and discards."""
+    state = three()
+    state, _ = act(state, type="arrange", seat=1, groups=GROUPS1)
+    state, _ = act(state, type="draw", seat=0, source="closed")
+    state, _ = act(state, type="discard", seat=0, card="QC")
+    state, _ = act(state, type="draw", seat=1, source="closed")
+    state, _ = act(state, type="discard", seat=1, card="KC")
+    mine = [["KH", "KD"], ["QS", "JH", "9S", "9H"], ["4D", "4C", "2C", "3D"], ["6S", "6D", "10H"]]
+    state, _ = act(state, type="arrange", seat=2, groups=mine)
+    state, _ = act(state, type="drop", seat=2)
+    assert state.deal is not None
+    final = state.deal.final_arrangements()
+    assert final["1"] == GROUPS1 and final["2"] == mine
+    assert final["0"] == [[c.code for c in g] for g in state.deal.arrangement_of(0)]  # never arranged
+
+    state = three()
+    state, _ = act(state, type="arrange", seat=1, groups=GROUPS1)
+    state, _ = act(state, type="draw", seat=0, source="closed")
+    state, _ = act(state, type="finish", seat=0, card="2D", groups=GROUPS0)
+    state, _ = act(state, type="timeout", at=10_000)
+    assert state.deal is not None
+    final = state.deal.final_arrangements()
+    assert final["0"] == GROUPS0 and final["1"] == GROUPS1  # the show, without the finish card

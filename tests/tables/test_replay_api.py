@@ -51,6 +51,11 @@ def test_a_player_of_the_game_gets_the_replay_to_the_result_sheet(client: Client
     assert steps[0]["hands"]["0"] + steps[0]["hands"]["1"]  # every hand open after the deal
     draw = next(s for s in steps if s["event"]["type"] == "draw")
     assert draw["drawn"] and draw["closed_count"] == steps[0]["closed_count"] - 1
+    # each hand as its player last grouped it, recorded at the deal's end (the same cards as held)
+    groups = detail["result"]["arrangements"]
+    assert {seat: sorted(c for g in gs for c in g) for seat, gs in groups.items()} == {
+        seat: sorted(hand) for seat, hand in steps[-1]["hands"].items()
+    }
 
 
 def test_a_player_of_another_game_and_a_spectator_get_nothing(client: Client, clock: FakeClock) -> None:
