@@ -1,151 +1,231 @@
-/* Replay of a finished deal: step through its public events; label the shown groups with the engine's verdict. */
-(function () {
-  "use strict";
-  var SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  var KIND = { pure_sequence: "pure sequence", impure_sequence: "impure sequence", set: "set", invalid: "invalid" };
+// Replay of a finished deal (issue 13): the table at every step, rebuilt by the server from the
+// stored events and the revealed seeds alone (game_engine/replay.py), every hand open and grouped
+// as its player last arranged it (the deal's result records it), a timeline with markers for
+// drops, shows and eliminations, jump to a turn, step/play/pause.
+//
+// Shares the table page's modules (cards.js on vendored htm+Preact): player names are text
+// nodes by construction, never markup. No rule lives here; group labels come from the engine.
+import { html, render } from "../vendor/htm-preact/standalone.module.js";
+import { Card, cardName, groupBySuit, hasWildRank } from "./cards.js";
 
-  function pretty(root) {
-    (root || document).querySelectorAll(".mini-card[data-code]").forEach(function (el) {
-      var code = el.dataset.code;
-      if (!code) return;
-      if (code === "PJ") { el.textContent = "★JKR"; el.classList.add("pj"); return; }
-      var suit = code.slice(-1);
-      el.textContent = code.slice(0, -1) + (SUITS[suit] || suit);
-      if (suit === "H" || suit === "D") el.classList.add("red");
-    });
-  }
-  function card(code) {
-    var s = document.createElement("span");
-    s.className = "mini-card";
-    s.dataset.code = code;
-    s.textContent = code;
-    pretty({ querySelectorAll: function () { return [s]; } });
-    return s;
-  }
-  // a line of text and card nodes: players' names only ever become text nodes
-  function line() {
-    var frag = document.createDocumentFragment();
-    Array.prototype.forEach.call(arguments, function (part) {
-      frag.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
-    });
-    return frag;
-  }
-  pretty();
+const KIND = { pure_sequence: "pure sequence", impure_sequence: "impure sequence", set: "set", invalid: "invalid" };
 
-  // the engine's verdict on every shown group
-  var sheet = document.getElementById("deal-sheet");
-  if (sheet && sheet.dataset.wildRank) {
-    document.querySelectorAll("#deal-result tr").forEach(function (row) {
-      var spans = row.querySelectorAll(".rgroup");
-      if (!spans.length) return;
-      var groups = Array.prototype.map.call(spans, function (g) { return g.dataset.group.split(" "); });
-      fetch(sheet.dataset.evaluateUrl, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": sheet.dataset.csrf },
-        body: JSON.stringify({ groups: groups, wild_rank: +sheet.dataset.wildRank }),
-      }).then(function (r) { return r.ok ? r.json() : null; }).then(function (res) {
-        if (!res) return;
-        spans.forEach(function (g, i) {
-          var kind = res.groups[i].kind;
-          g.classList.add("kind-" + kind);
-          g.title = KIND[kind] + " · " + res.groups[i].points + " pts";
-        });
-      }).catch(function () {});
-    });
-  }
+function data(id, fallback) {
+  const el = document.getElementById(id);
+  if (!el) return fallback;
+  const v = JSON.parse(el.textContent || "null");
+  return v == null ? fallback : v;
+}
 
-  // step through the events
-  var dataEl = document.getElementById("deal-events-data");
-  var list = document.getElementById("deal-events");
-  if (!dataEl || !list) return;
-  var events = JSON.parse(dataEl.textContent || "[]");
-  var names = JSON.parse((document.getElementById("deal-names-data") || {}).textContent || "{}") || {};
-  if (!events.length) return;
-  // every hand at every step, rebuilt by the server from the events and the revealed seeds
-  // (game_engine/replay.py): one replay step per event from deal_started on
-  var replay = JSON.parse((document.getElementById("deal-replay-data") || {}).textContent || "null") || [];
-  var replayStart = events.findIndex(function (e) { return e.type === "deal_started"; });
-  function showHands(n) {
-    var box = document.getElementById("replay-hands");
-    if (!box) return;
-    var r = replayStart >= 0 && n >= replayStart ? replay[Math.min(n - replayStart, replay.length - 1)] : null;
-    if (!r) { box.replaceChildren(); return; }
-    var rows = Object.keys(r.hands).map(function (seat) {
-      var row = document.createElement("div");
-      row.className = "replay-hand" + (String(r.turn) === seat ? " on-turn" : "");
-      row.dataset.seat = seat;
-      var label = document.createElement("strong");
-      label.textContent = who(seat) + " (" + r.hands[seat].length + ")";
-      row.appendChild(label);
-      row.appendChild(document.createTextNode(" "));
-      r.hands[seat].forEach(function (c) { row.appendChild(card(c)); });
-      return row;
-    });
-    var cut = document.createElement("div");
-    cut.appendChild(line("Cut joker ", card(r.cut_joker), " · deck " + r.closed_count + " cards"));
-    box.replaceChildren(cut, ...rows);
-  }
-  var items = list.querySelectorAll("li");
-  var step = events.length - 1;
-  var timer = null;
-  document.getElementById("replay-controls").hidden = false;
-  document.getElementById("replay-board").hidden = false;
+const events = data("deal-events-data", []);
+const names = data("deal-names-data", {});
+const replay = data("deal-replay-data", []);
+const result = data("deal-result-data", {});
+const arrangements = result.arrangements || {};
+const wildRank = result.wild_rank;
+const replayStart = events.findIndex((e) => e.type === "deal_started");
+// "jump to turn N": the index of each turn's first event
+const turnStarts = events.map((e, i) => (e.type === "turn" ? i : -1)).filter((i) => i >= 0);
 
-  function who(seat) { return names[String(seat)] || "seat " + seat; }
-  function describe(e) {
-    switch (e.type) {
-      case "deal_started": return line("Deal " + e.deal_no + " dealt; " + who(e.first) + " plays first");
-      case "turn": return line(who(e.seat) + "'s turn");
-      case "draw": return e.source === "open"
-        ? line(who(e.seat) + " picks ", card(e.card), " from the open pile")
-        : line(who(e.seat) + " draws from the deck");
-      case "discard": return line(who(e.seat) + " discards ", card(e.card));
-      case "drop": return line(who(e.seat) + " drops (" + e.points + " pts)");
-      case "finish": return line(who(e.seat) + " puts a card in the finish slot");
-      case "declaration": return line(who(e.seat) + (e.valid ? " declares: valid show" : " declares: wrong show"));
-      case "show": return line(who(e.seat) + " shows: " + e.points + " pts");
-      case "deal_over": return line("Deal over: " + (e.winner != null ? who(e.winner) + " wins" : ""));
-      case "scores": return line("Scores: " + Object.keys(e.scores || {}).map(function (s) { return who(s) + " " + e.scores[s]; }).join(", "));
-      default: return line(String(e.type).replace(/_/g, " "));
-    }
+const who = (seat) => names[String(seat)] || "seat " + seat;
+const pic = (code) => html`<${Card} code=${code} tiny wild=${hasWildRank(code, wildRank)} />`;
+
+/** One event in words and card pictures (names as text). */
+function describe(e) {
+  if (!e) return "";
+  switch (e.type) {
+    case "deal_started": return ["Deal " + e.deal_no + " dealt; " + who(e.first) + " plays first"];
+    case "turn": return [who(e.seat) + "'s turn"];
+    case "draw": return e.source === "open"
+      ? [who(e.seat) + " picks ", pic(e.card), " " + cardName(e.card) + " from the open pile"]
+      : [who(e.seat) + " draws from the deck"];
+    case "discard": return [who(e.seat) + " discards ", pic(e.card), " " + cardName(e.card)];
+    case "drop": return [who(e.seat) + " drops (" + e.points + " pts)"];
+    case "finish": return [who(e.seat) + " puts a card in the finish slot"];
+    case "declaration": return [who(e.seat) + (e.valid ? " declares: valid show" : " declares: wrong show (" + e.points + " pts)")];
+    case "show": return [who(e.seat) + " shows: " + e.points + " pts"];
+    case "deal_over": return ["Deal over: " + (e.winner != null ? who(e.winner) + " wins" : "")];
+    case "scores": return ["Scores: " + Object.keys(e.scores || {}).map((s) => who(s) + " " + e.scores[s]).join(", ")];
+    case "eliminated": return [who(e.seat) + " is eliminated at " + e.score];
+    case "reshuffle": return ["The open pile is shuffled into a new deck"];
+    default: return [String(e.type).replace(/_/g, " ")];
   }
-  function show(n) {
-    step = Math.max(0, Math.min(events.length - 1, n));
-    var open = [], closed = null;
-    for (var i = 0; i <= step; i++) {
-      var e = events[i];
-      if (e.type === "deal_started") { open = e.open_card ? [e.open_card] : []; closed = e.closed_count; }
-      else if (e.type === "draw" && e.source === "open") open.pop();
-      else if (e.type === "draw" && closed != null) closed -= 1;
-      else if (e.type === "discard") open.push(e.card);
-      else if (e.type === "reshuffle") { closed = null; open = open.slice(-1); }
-    }
-    document.getElementById("replay-open").replaceChildren(open.length ? card(open[open.length - 1]) : "—");
-    document.getElementById("replay-closed").textContent = closed != null ? closed + " cards" : "—";
-    document.getElementById("replay-now").replaceChildren(describe(events[step]));
-    document.getElementById("replay-step").textContent = "move " + (step + 1) + " of " + events.length;
-    showHands(step);
-    items.forEach(function (li, k) {
-      li.classList.toggle("current", k === step);
-      li.classList.toggle("future", k > step);
+}
+
+/** The timeline's markers: drops, shows (valid or wrong), eliminations and the end. */
+function markerOf(e) {
+  if (e.type === "drop") return { cls: "mark-drop", label: "drop", title: who(e.seat) + " drops" };
+  if (e.type === "declaration") {
+    return e.valid
+      ? { cls: "mark-show", label: "show", title: who(e.seat) + " shows" }
+      : { cls: "mark-wrong", label: "wrong", title: who(e.seat) + ": wrong show" };
+  }
+  if (e.type === "eliminated") return { cls: "mark-eliminated", label: "out", title: who(e.seat) + " eliminated" };
+  if (e.type === "deal_over") return { cls: "mark-over", label: "end", title: "Deal over" };
+  return null;
+}
+const markers = events.map((e, i) => ({ i, m: markerOf(e) })).filter((x) => x.m);
+
+/** The replay step after event n (events after deal_over show the last one). */
+function stepAt(n) {
+  if (!replay.length || replayStart < 0 || n < replayStart) return null;
+  return replay[Math.min(n - replayStart, replay.length - 1)];
+}
+
+/** Open top and deck count from the events alone, when the server could not replay the deal. */
+function pilesFromEvents(n) {
+  let open = [], closed = null;
+  for (let i = 0; i <= n; i++) {
+    const e = events[i];
+    if (e.type === "deal_started") { open = e.open_card ? [e.open_card] : []; closed = e.closed_count; }
+    else if (e.type === "draw" && e.source === "open") open.pop();
+    else if (e.type === "draw" && closed != null) closed -= 1;
+    else if (e.type === "discard") open.push(e.card);
+    else if (e.type === "reshuffle") { closed = e.closed_count; open = open.slice(-1); }
+  }
+  return { top: open.length ? open[open.length - 1] : null, closed };
+}
+
+/** The player's last arrangement, kept to the cards held now; cards in none of its groups last. */
+export function groupsFor(seat, held) {
+  const last = arrangements[String(seat)];
+  if (!last) return groupBySuit(held);
+  const left = held.slice();
+  const out = [];
+  last.forEach((g) => {
+    const kept = g.filter((c) => {
+      const k = left.indexOf(c);
+      if (k < 0) return false;
+      left.splice(k, 1);
+      return true;
     });
-  }
-  function stop() { clearInterval(timer); timer = null; document.getElementById("replay-play").textContent = "▶ Play"; }
-  document.getElementById("replay-controls").addEventListener("click", function (ev) {
-    var b = ev.target.closest("button");
-    if (!b) return;
-    var what = b.dataset.step;
-    if (what === "play") {
-      if (timer) { stop(); return; }
-      if (step >= events.length - 1) show(0);
-      b.textContent = "⏸ Pause";
-      timer = setInterval(function () { if (step >= events.length - 1) stop(); else show(step + 1); }, 900);
-      return;
-    }
-    stop();
-    show({ first: 0, prev: step - 1, next: step + 1, last: events.length - 1 }[what]);
+    if (kept.length) out.push(kept);
   });
-  items.forEach(function (li, k) { li.addEventListener("click", function () { stop(); show(k); }); });
-  show(0);
-})();
+  if (left.length) out.push(left);
+  return out;
+}
+
+function Hands({ r }) {
+  return html`<div id="replay-hands" class="replay-hands">
+    ${Object.keys(r.hands).map((seat) => html`<div key=${seat}
+        class=${"replay-hand" + (String(r.turn) === seat ? " on-turn" : "")} data-seat=${seat}>
+      <span class="who">${who(seat)} (${r.hands[seat].length})</span>
+      ${groupsFor(seat, r.hands[seat]).map((g, k) => html`<span class="replay-group" key=${k}>
+        ${g.map((c, j) => html`<${Card} key=${c + j} code=${c} wild=${hasWildRank(c, wildRank)} />`)}</span>`)}
+    </div>`)}
+  </div>`;
+}
+
+function ResultRows({ upTo }) {
+  const players = result.players || {};
+  const seats = Object.keys(players);
+  if (!seats.length || !events.slice(0, upTo + 1).some((e) => e.type === "deal_over")) return null;
+  return html`<table class="data replay-result" id="replay-result">
+    <thead><tr><th>Player</th><th>Result</th><th>Points</th><th>Score after</th></tr></thead>
+    <tbody>${seats.map((s) => html`<tr key=${s} class=${String(result.winner) === s ? "winner-row" : ""}>
+      <td>${String(result.winner) === s ? "★ " : ""}${who(s)}</td><td>${players[s].status}</td>
+      <td><strong>${players[s].points}</strong></td><td>${(result.scores || {})[s]}</td></tr>`)}</tbody>
+  </table>`;
+}
+
+let step = 0;
+let timer = null;
+let turnWanted = "";
+
+function show(n) {
+  step = Math.max(0, Math.min(events.length - 1, n));
+  draw();
+}
+function stop() { clearInterval(timer); timer = null; draw(); }
+function play() {
+  if (timer) { stop(); return; }
+  if (step >= events.length - 1) step = 0;
+  timer = setInterval(() => { if (step >= events.length - 1) stop(); else show(step + 1); }, 900);
+  draw();
+}
+function turnOf(n) { return turnStarts.filter((i) => i <= n).length; }
+function jump() {
+  const k = parseInt(turnWanted, 10);
+  if (!(k >= 1 && k <= turnStarts.length)) return;
+  clearInterval(timer); timer = null;
+  show(turnStarts[k - 1]);
+}
+
+function App() {
+  const r = stepAt(step);
+  const piles = r
+    ? { top: r.open_pile.length ? r.open_pile[r.open_pile.length - 1] : null, closed: r.closed_count }
+    : pilesFromEvents(step);
+  const last = events.length - 1;
+  const go = (n) => () => { clearInterval(timer); timer = null; show(n); };
+  return html`
+    <div class="replay-controls" id="replay-controls">
+      <button type="button" data-step="first" onClick=${go(0)}>« Start</button>
+      <button type="button" data-step="prev" onClick=${go(step - 1)}>◀ Back</button>
+      <button type="button" data-step="play" id="replay-play" onClick=${play}>${timer ? "⏸ Pause" : "▶ Play"}</button>
+      <button type="button" data-step="next" onClick=${go(step + 1)}>Next ▶</button>
+      <button type="button" data-step="last" onClick=${go(last)}>End »</button>
+      <span class="step-no" id="replay-step">move ${step + 1} of ${events.length}${turnStarts.length ? " · turn " + turnOf(step) + " of " + turnStarts.length : ""}</span>
+      ${turnStarts.length ? html`<form class="replay-jump" id="replay-jump" onSubmit=${(ev) => { ev.preventDefault(); jump(); }}>
+        <label for="replay-turn-no">Turn</label>
+        <input type="number" id="replay-turn-no" min="1" max=${turnStarts.length} value=${turnWanted}
+          onInput=${(ev) => { turnWanted = ev.currentTarget.value; }} />
+        <button type="submit">Go</button></form>` : null}
+    </div>
+    <div class="replay-timeline">
+      <input type="range" id="replay-timeline" aria-label="Timeline" min="0" max=${last} value=${step}
+        onInput=${(ev) => { clearInterval(timer); timer = null; show(+ev.currentTarget.value); }} />
+      <div class="replay-marks" id="replay-marks">${markers.map(({ i, m }) => html`<button type="button" key=${i}
+          class=${"mark " + m.cls} data-index=${i} title=${m.title} style=${{ left: (last ? (100 * i) / last : 0) + "%" }}
+          onClick=${go(i)}>${m.label}</button>`)}</div>
+    </div>
+    <div class="replay-board" id="replay-board">
+      <div><strong>Open pile top</strong> <span id="replay-open">${piles.top ? pic(piles.top) : "—"}</span>
+        · <strong>deck</strong> <span id="replay-closed">${piles.closed != null ? piles.closed + " cards" : "—"}</span>
+        ${r && r.cut_joker ? html` · <strong>cut joker</strong> <span id="replay-cut">${pic(r.cut_joker)}</span>` : null}</div>
+      <div id="replay-now">${describe(events[step])}</div>
+    </div>
+    ${r ? html`<${Hands} r=${r} />` : null}
+    <${ResultRows} upTo=${step} />
+    <ol class="events" id="deal-events">${events.map((e, k) => html`<li key=${k} data-index=${k}
+        class=${k === step ? "current" : k > step ? "future" : ""} onClick=${go(k)}>${describe(e)}</li>`)}</ol>`;
+}
+
+function draw() {
+  const root = document.getElementById("replay-app");
+  if (root) render(html`<${App} />`, root);
+}
+
+// the engine's verdict on every shown group of the result sheet
+function labelGroups() {
+  const sheet = document.getElementById("deal-sheet");
+  if (!sheet || !sheet.dataset.wildRank) return;
+  document.querySelectorAll("#deal-result tr").forEach((row) => {
+    const spans = row.querySelectorAll(".rgroup");
+    if (!spans.length) return;
+    const groups = Array.from(spans, (g) => g.dataset.group.split(" "));
+    fetch(sheet.dataset.evaluateUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": sheet.dataset.csrf },
+      body: JSON.stringify({ groups, wild_rank: +sheet.dataset.wildRank }),
+    }).then((r) => (r.ok ? r.json() : null)).then((res) => {
+      if (!res) return;
+      spans.forEach((g, i) => {
+        const kind = res.groups[i].kind;
+        g.classList.add("kind-" + kind);
+        g.title = KIND[kind] + " · " + res.groups[i].points + " pts";
+      });
+    }).catch(() => {});
+  });
+}
+
+// the result sheet's server-rendered cards, named as people read them (J♥)
+document.querySelectorAll(".mini-card[data-code]").forEach((el) => {
+  const code = el.dataset.code;
+  if (!code) return;
+  el.textContent = code === "PJ" ? "★JKR" : cardName(code);
+  el.classList.add(code === "PJ" ? "pj" : /[HD]$/.test(code) ? "red" : "black");
+});
+labelGroups();
+if (events.length) draw();

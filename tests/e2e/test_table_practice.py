@@ -79,6 +79,9 @@ def test_a_player_alone_plays_a_practice_game_to_its_end(
         page.wait_for_selector("#final-result", timeout=20_000)
         text = page.inner_text("#final-result")
         assert "wins the pool" in text or "split" in text, text
+        # the final result links to the game's page: every deal, each with its replay
+        link = page.get_attribute("#final-game-link", "href")
+        assert link == f"/history/games/{game_of(table).pk}/", link
         assert page.evaluate("window.__sameDocument") is True, "the page reloaded"
         assert turns >= 1
         deals = [d for d in game_of(table).deals.all() if d.finished_at is not None]
@@ -91,10 +94,7 @@ def test_a_player_alone_plays_a_practice_game_to_its_end(
             assert name in sounds, f"no {name} sound in {sorted(set(sounds))}"
         assert "win" in sounds or "lose" in sounds
         asha.shot("practice-game-over-phone")
-        # the final result links to the game's page: every deal, each with its replay
-        link = page.get_attribute("#final-game-link", "href")
-        assert link == f"/history/games/{game_of(table).pk}/", link
-        page.click("#final-game-link")
+        asha.goto(link)
         page.wait_for_selector("#game-deals")
         assert page.locator("#game-deals a.button").count() == len(deals)
         asha.shot("practice-game-page-phone")
