@@ -169,5 +169,14 @@ def test_a_hostile_display_name_runs_no_script(live_server_url: str, browser: An
         said.append(page.inner_text("#replay-now"))
         assert_no_markup_from_names(page, seen, f"replay step {k}")
     assert any(HOSTILE in line for line in said), said
+    # the timeline's markers and jump-to-turn re-render the names: still text
+    page.locator("#replay-marks .mark").first.click()
+    page.fill("#replay-turn-no", "1")
+    page.click("#replay-jump button[type=submit]")
+    assert_no_markup_from_names(page, seen, "replay timeline and jump")
+    page.click("#game-link")
+    page.wait_for_selector("#game-deals")
+    assert HOSTILE in page.inner_text("#game-deals thead")
+    assert_no_markup_from_names(page, seen, "game page")
     page.screenshot(path=str(ARTIFACTS / "hostile-name-replay.png"), full_page=True)
     context.close()
