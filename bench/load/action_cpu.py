@@ -91,12 +91,24 @@ def main() -> None:
     evaluate_url = reverse("api-groups-evaluate")
     n = 0
 
+    from django.db import connection
+
+    statements: dict[str, list[str]] = {}
+
     def act(user: User, action: dict[str, object], kind: str) -> None:
         nonlocal n
         n += 1
+        seen: list[str] = []
+
+        def count(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+            seen.append(sql.split()[0].upper())
+            return execute(sql, params, many, context)
+
         start = time.process_time()
-        answer = services.game_act(game_id=game.pk, user=user, request_id=f"r{n}", action=action)
+        with connection.execute_wrapper(count):
+            answer = services.game_act(game_id=game.pk, user=user, request_id=f"r{n}", action=action)
         spent[kind].append(time.process_time() - start)
+        statements[kind] = seen  # BEGIN and COMMIT are the driver's, not statements: 2 round trips more
         assert answer["ok"], answer
 
     with notify.suppressed():
@@ -131,6 +143,7 @@ def main() -> None:
         json.dumps(
             {k: round(1000 * sum(v[10:]) / max(1, len(v) - 10), 3) for k, v in spent.items()}
             | {"calls": {k: len(v) for k, v in spent.items()}, "unit": "ms of CPU per call"}
+            | {"statements": statements}
         )
     )
 

@@ -212,6 +212,21 @@ class CpuMeter:
 
 
 # ---------------------------------------------------------------------------- the database
+#: pg_stat_database's counters for the run's database (no pg_stat_statements: it must be preloaded)
+PG_COUNTERS = ("xact_commit", "xact_rollback", "tup_returned", "tup_fetched", "tup_inserted", "tup_updated")
+
+
+def pg_counters(args: argparse.Namespace) -> dict[str, int]:
+    import psycopg
+
+    with psycopg.connect(args.admin_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            f"SELECT {', '.join(PG_COUNTERS)} FROM pg_stat_database WHERE datname = %s", [args.db_name]
+        ).fetchone()
+    return dict(zip(PG_COUNTERS, row or [0] * len(PG_COUNTERS), strict=True))
+
+
 def reset_database(name: str, admin_url: str) -> None:
     import psycopg
 
@@ -446,10 +461,10 @@ def run_once(
             client.send("GO")
         for client in clients:
             client.wait_line("PLAYING", 30)
-        before = meter.sample()
+        before, db_before = meter.sample(), pg_counters(args)
         for client in clients:
             client.wait_line("STOPPED", args.duration + 60)
-        after = meter.sample()
+        after, db_after = meter.sample(), pg_counters(args)
         results = []
         for client in clients:
             line = client.wait_line("RESULT ", 60)
@@ -519,6 +534,9 @@ def run_once(
             "redis": ms_per_action(cpu["redis"]),
             "celery": ms_per_action(cpu["celery"]),
             "clients": ms_per_action(cpu["clients"]),
+        },
+        "pg_per_action": {
+            k: round((db_after[k] - db_before[k]) / actions, 2) if actions else 0.0 for k in PG_COUNTERS
         },
         "traffic": {
             "turns": turns,
