@@ -406,6 +406,7 @@ def run_once(
             )
         specs = [dict(spec, seats=[dict(seat) for seat in spec["seats"]]) for spec in _made[:tables]]
         setup_s = time.monotonic() - t0
+        connections.close_all()  # its backend's statistics are flushed now, not inside the window
         deadline = time.monotonic() + 60
         while not all(port_open(p) for p in ports):
             if time.monotonic() > deadline or any(d.popen.poll() is not None for d in daphnes):
