@@ -1,127 +1,118 @@
-/* The lobby, live: /ws/lobby/ says which tables changed; the list is reloaded from GET /api/tables/.
-   Tiles are built from DOM nodes: a table's name only ever reaches the page as text. */
-(function () {
-  "use strict";
-  var grid = document.getElementById("lobby-tables");
-  var form = document.getElementById("lobby-filters");
-  // docs/fairness.md: this browser's own seed for the shuffle, sent with the join.
-  function clientSeed() {
-    var b = crypto.getRandomValues(new Uint8Array(16));
-    return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
-  }
-  document.querySelectorAll('form[action$="/join/"]').forEach(function (f) {
-    var input = document.createElement("input");
+// The lobby, live: /ws/lobby/ says which tables changed; the list is reloaded from GET /api/tables/.
+// A native ES module on the shared pieces: the socket of socket.js (reconnects with backoff),
+// tiles drawn with the vendored htm+Preact, so a table's name only ever reaches the page as a text node.
+import { html, render } from "../vendor/htm-preact/standalone.module.js";
+import { TableSocket } from "./socket.js";
+
+const grid = document.getElementById("lobby-tables");
+const form = document.getElementById("lobby-filters");
+const live = document.getElementById("lobby-live");
+
+/** docs/fairness.md: this browser's own seed for the shuffle, sent with the join. */
+function clientSeed() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function params() {
+  const q = new URLSearchParams();
+  new FormData(form).forEach((v, k) => { if (v) q.set(k, v); });
+  return q;
+}
+
+function Fact({ label, cls, value }) {
+  return html`<div><dt>${label}</dt><dd class=${cls}>${value}</dd></div>`;
+}
+
+function Tile({ t, csrf }) {
+  const url = "/tables/" + encodeURIComponent(t.id) + "/";
+  const tag = t.private ? "your practice" : t.practice ? "practice" : null;
+  const dots = [];
+  for (let i = 0; i < t.seats; i++) dots.push(html`<i key=${i} class=${i < t.seats_taken ? "on" : ""}></i>`);
+  return html`<article class=${"table-tile fmt-" + t.format + " st-" + t.status} data-table-id=${String(t.id)}>
+    <header>
+      <span class="fmt-badge">${t.format_label}</span>
+      ${tag ? html`<span class="tag">${tag}</span>` : null}
+      <span class=${"status status-" + t.status}>${t.status === "open" ? "Open" : "Playing"}</span>
+    </header>
+    <h2><a href=${url}>${t.name}</a></h2>
+    <dl class="tile-facts">
+      <${Fact} label="Entry" cls="fee-value" value=${t.entry_fee ? t.entry_fee_display : "Free"} />
+      <${Fact} label="Prize pool" cls="prize-value" value=${t.prize_pool ? t.prize_pool_display : "—"} />
+      <${Fact} label="Decks" cls="decks-value" value=${String(t.decks)} />
+      <${Fact} label="Turn" cls="turn-value" value=${t.turn_seconds + " s"} />
+    </dl>
+    <p class="seats-line"><span class="dots">${dots}</span> <span class="seat-count">${t.seats_taken + " / " + t.seats}</span> seated</p>
+    <footer>
+      ${t.status === "open" && !t.private ? html`<form method="post" action=${url + "join/"} class="inline">
+          <input type="hidden" name="csrfmiddlewaretoken" value=${csrf} />
+          <input type="hidden" name="client_seed" value=${clientSeed()} />
+          <button type="submit" class="primary join-btn">Join · ${t.entry_fee_display}</button>
+        </form>` : null}
+      <a class="button ghost" href=${url}>${t.private ? "Back to your game" : t.status === "open" ? "View" : "Watch"}</a>
+    </footer>
+  </article>`;
+}
+
+function Tiles({ rows, csrf }) {
+  if (!rows.length) return html`<p class="empty">No tables match. Try another filter.</p>`;
+  return rows.map((t) => html`<${Tile} key=${t.id} t=${t} csrf=${csrf} />`);
+}
+
+let first = true;
+function reload() {
+  return fetch(grid.dataset.api + "?" + params().toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
+    .then((rows) => {
+      if (first) { grid.textContent = ""; first = false; } // the server's tiles give way to the live ones
+      render(html`<${Tiles} rows=${rows} csrf=${grid.dataset.csrf || ""} />`, grid);
+      grid.querySelectorAll(".table-tile").forEach((node) => {
+        node.classList.remove("flash");
+        void node.offsetWidth; // restart the animation
+        node.classList.add("flash");
+      });
+    })
+    .catch(() => {});
+}
+
+function start() {
+  // the server-rendered join forms get this browser's seed too
+  document.querySelectorAll('form[action$="/join/"]').forEach((f) => {
+    const input = document.createElement("input");
     input.type = "hidden"; input.name = "client_seed"; input.value = clientSeed();
     f.appendChild(input);
   });
+  const practice = document.getElementById("practice-now");
+  if (practice) {
+    practice.addEventListener("submit", () => {
+      const button = document.getElementById("practice-start");
+      // the form posts once: a second click while the table is being dealt does nothing
+      setTimeout(() => { button.disabled = true; button.textContent = "Dealing…"; }, 0);
+    });
+  }
   if (!grid || !form) return;
-  var live = document.getElementById("lobby-live");
-  var attempts = 0;
-  var timer = null;
-
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "className") node.className = attrs[k];
-      else node.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) {
-      if (c == null) return;
-      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    });
-    return node;
-  }
-  function params() {
-    var data = new FormData(form);
-    var q = new URLSearchParams();
-    data.forEach(function (v, k) { if (v) q.set(k, v); });
-    return q;
-  }
-  function fact(label, cls, value) {
-    return el("div", {}, [el("dt", {}, [label]), el("dd", { className: cls }, [value])]);
-  }
-  function tile(t) {
-    var url = "/tables/" + encodeURIComponent(t.id) + "/";
-    var dots = el("span", { className: "dots" });
-    for (var i = 0; i < t.seats; i++) dots.appendChild(el("i", { className: i < t.seats_taken ? "on" : "" }));
-    var footer = el("footer");
-    if (t.status === "open" && !t.private) {
-      footer.appendChild(el("form", { method: "post", action: url + "join/", className: "inline" }, [
-        el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: grid.dataset.csrf || "" }),
-        el("input", { type: "hidden", name: "client_seed", value: clientSeed() }),
-        el("button", { type: "submit", className: "primary join-btn" }, ["Join · " + t.entry_fee_display]),
-      ]));
-    }
-    footer.appendChild(el("a", { className: "button ghost", href: url },
-      [t.private ? "Back to your game" : t.status === "open" ? "View" : "Watch"]));
-    var tag = t.private ? "your practice" : t.practice ? "practice" : null;
-    return el("article", {
-      className: "table-tile fmt-" + t.format + " st-" + t.status,
-      "data-table-id": String(t.id),
-    }, [
-      el("header", {}, [
-        el("span", { className: "fmt-badge" }, [t.format_label]),
-        tag ? el("span", { className: "tag" }, [tag]) : null,
-        el("span", { className: "status status-" + t.status }, [t.status === "open" ? "Open" : "Playing"]),
-      ]),
-      el("h2", {}, [el("a", { href: url }, [t.name])]),
-      el("dl", { className: "tile-facts" }, [
-        fact("Entry", "fee-value", t.entry_fee ? t.entry_fee_display : "Free"),
-        fact("Prize pool", "prize-value", t.prize_pool ? t.prize_pool_display : "—"),
-        fact("Decks", "decks-value", String(t.decks)),
-        fact("Turn", "turn-value", t.turn_seconds + " s"),
-      ]),
-      el("p", { className: "seats-line" }, [
-        dots, " ", el("span", { className: "seat-count" }, [t.seats_taken + " / " + t.seats]), " seated",
-      ]),
-      footer,
-    ]);
-  }
-  function reload() {
-    return fetch(grid.dataset.api + "?" + params().toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
-      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-      .then(function (rows) {
-        var nodes = rows.length ? rows.map(tile) : [el("p", { className: "empty" }, ["No tables match. Try another filter."])];
-        grid.replaceChildren.apply(grid, nodes);
-        grid.querySelectorAll(".table-tile").forEach(function (node) { node.classList.add("flash"); });
-      })
-      .catch(function () {});
-  }
-  form.addEventListener("change", function () {
+  form.addEventListener("change", () => {
     history.replaceState(null, "", "?" + params().toString());
     reload();
   });
-  var practice = document.getElementById("practice-now");
-  if (practice) {
-    practice.addEventListener("submit", function () {
-      var button = document.getElementById("practice-start");
-      // the form posts once: a second click while the table is being dealt does nothing
-      setTimeout(function () { button.disabled = true; button.textContent = "Dealing…"; }, 0);
-    });
-  }
-  function connect() {
-    var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/lobby/");
-    ws.onopen = function () {
-      attempts = 0;
-      live.classList.add("on");
-      live.title = "Live updates on";
-      reload(); // anything missed while disconnected
-    };
-    ws.onmessage = function (ev) {
-      var msg;
-      try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg.type === "lobby_update") {
+  let timer = null;
+  const socket = new TableSocket("/ws/lobby/", {
+    state(kind) {
+      live.classList.toggle("on", kind === "open");
+      live.title = kind === "open" ? "Live updates on" : "Reconnecting…";
+      if (kind === "open") reload(); // anything missed while disconnected
+    },
+    message(msg) {
+      if (msg && msg.type === "lobby_update") {
         clearTimeout(timer);
         timer = setTimeout(reload, 150);
       }
-    };
-    ws.onclose = function (ev) {
+    },
+    fatal(text) {
       live.classList.remove("on");
-      live.title = "Reconnecting…";
-      if (ev.code === 4401) return;
-      var delay = Math.min(15000, 500 * Math.pow(2, attempts++));
-      setTimeout(connect, delay);
-    };
-  }
-  connect();
-})();
+      live.title = text;
+    },
+  });
+  socket.connect();
+}
+
+start();

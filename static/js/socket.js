@@ -1,4 +1,4 @@
-// The table's WebSocket (docs/protocol.md): reconnects with backoff, numbers every
+// The table's WebSocket (docs/protocol.md), also the lobby's live feed: reconnects with backoff, numbers every
 // action with a request id and resends the unanswered ones after a reconnect (the
 // server answers a repeated id without moving twice).
 

@@ -180,3 +180,38 @@ class Player:
 
     def close(self) -> None:
         self.context.close()
+
+
+#: Every link and button of the site's top bar (``.topbar``): on screen, and the element hit at its centre.
+NAV_CHECK = """
+() => {
+  const bar = document.querySelector('.topbar');
+  if (!bar || bar.getBoundingClientRect().height === 0) return {shown: false, count: 0, problems: []};
+  const W = window.innerWidth, H = window.innerHeight;
+  const out = {shown: true, count: 0, problems: [], scroll: document.documentElement.scrollWidth - W};
+  for (const el of bar.querySelectorAll('a, button')) {
+    const r = el.getBoundingClientRect();
+    const name = JSON.stringify(el.textContent.trim());
+    out.count += 1;
+    if (r.width === 0 || r.height === 0) { out.problems.push(name + ' is not shown'); continue; }
+    if (r.left < 0 || r.top < 0 || r.right > W + 0.5 || r.bottom > H + 0.5) {
+      out.problems.push(name + ' is outside the viewport ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
+      continue;
+    }
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === el || el.contains(hit))) {
+      out.problems.push(name + ' is covered at its centre by ' + (hit ? hit.outerHTML.slice(0, 80) : 'nothing'));
+    }
+  }
+  return out;
+}
+"""
+
+
+def assert_nav_fits(page: Any, where: str) -> None:
+    """The top bar's every link is on screen and uncovered, and the page does not scroll sideways."""
+    result = page.evaluate(NAV_CHECK)
+    assert result["shown"], f"{where}: the top bar is not shown"
+    assert result["count"] >= 4, f"{where}: {result}"  # the brand and at least three links
+    assert result["problems"] == [], f"{where}: {result['problems']}"
+    assert result["scroll"] <= 0, f"{where}: the page scrolls sideways by {result['scroll']}px"

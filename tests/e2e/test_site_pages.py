@@ -3,7 +3,8 @@
 A visitor opens the public pages, a player every page of theirs (the table of a
 running game, a deal replay, Swagger UI), staff the admin. Each answer carries the
 policy header, and the page logs no CSP violation, no console error, no uncaught
-exception. Swagger UI must also draw the API's operations (it is served from the
+exception; the top bar's every link is on screen and uncovered (the phone is 375×740).
+Swagger UI must also draw the API's operations (it is served from the
 project's own files, so it works offline and under the policy).
 """
 
@@ -17,6 +18,7 @@ from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
+from tests.e2e.pages import assert_nav_fits
 from tests.e2e.watch import log_in, watch
 from tests.foundation.test_csp import assert_strict_policy
 from tests.tables.conftest import make_player, make_table
@@ -26,12 +28,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 PASSWORD = "felt-and-cards-2026"
 
 
-def _open(page: Any, url: str, name: str, shot: str) -> None:
+def _open(page: Any, url: str, name: str, shot: str, *, site_bar: bool = True) -> None:
     response = page.goto(url)
     assert response is not None and response.status == 200, (name, url)
     assert_strict_policy(response.headers["content-security-policy"], host=url.split("/")[2])
     page.wait_for_load_state("networkidle")
     page.screenshot(path=str(ARTIFACTS / f"site-{shot}.png"), full_page=True)
+    if site_bar:  # the site's own pages: every link of the top bar on screen, uncovered
+        assert_nav_fits(page, f"{name} ({shot})")
 
 
 @pytest.fixture
@@ -91,10 +95,11 @@ def test_every_page_runs_clean_under_the_policy(
         "rules": "/rules/",
     }
     for name, path in pages.items():
-        _open(page, base + path, name, f"{device}-{name.replace(' ', '-')}")
+        # the table between deals has its result sheet up, over the page (the layout test checks its top bar)
+        _open(page, base + path, name, f"{device}-{name.replace(' ', '-')}", site_bar=name != "table")
         seen.assert_clean(name)
 
-    _open(page, base + "/api/docs/", "api docs", f"{device}-api-docs")
+    _open(page, base + "/api/docs/", "api docs", f"{device}-api-docs", site_bar=False)
     page.locator(".swagger-ui .opblock-summary").first.wait_for(timeout=15_000)
     assert page.locator(".swagger-ui .opblock-summary").count() >= 10
     seen.assert_clean("api docs")
@@ -105,6 +110,6 @@ def test_every_page_runs_clean_under_the_policy(
     seen = watch(page)
     log_in(page, base, "boss", PASSWORD)
     for path in ("/admin/", "/admin/tables/tablesettings/add/", "/admin/wallet/account/"):
-        _open(page, base + path, path, f"{device}-admin-{path.strip('/').replace('/', '-')}")
+        _open(page, base + path, path, f"{device}-admin-{path.strip('/').replace('/', '-')}", site_bar=False)
         seen.assert_clean(path)
     context.close()

@@ -5,7 +5,9 @@ The player on turn opens the table page at each size, with 13 cards, then again 
 14 after drawing: every interactive control (the deck, the open pile, the finish slot,
 each hand card, each action and tool button) lies inside the viewport, and is the
 element hit at its own centre (``document.elementFromPoint``), so nothing covers it;
-the page does not scroll. Screenshots of each size go to ``artifacts/e2e/``.
+the page does not scroll. The site's top bar, where it is shown (always at 375×740),
+has every link on screen and uncovered, and the prize pill's text is whole, not cut.
+Screenshots of each size go to ``artifacts/e2e/``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from django.db import connections
 from game_engine.game import GameState
 from tables import services
 from tables.models import PoolGame, Table, TableSettings
-from tests.e2e.pages import VIEWPORTS, Player, game_of, make_user, wait_until
+from tests.e2e.pages import NAV_CHECK, VIEWPORTS, Player, assert_nav_fits, game_of, make_user, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -66,6 +68,23 @@ CHECK = """
 }
 """
 
+#: The prize pill shows its whole text: not cut inside (scrollWidth), not clipped by the header around it.
+PRIZE_CHECK = """
+() => {
+  const pill = document.querySelector('#prize-pool');
+  if (!pill) return 'no prize pill';
+  const r = pill.getBoundingClientRect();
+  if (r.width === 0) return 'the prize pill is not shown';
+  if (pill.scrollWidth > pill.clientWidth) return 'the prize pill is cut: ' + pill.scrollWidth + ' > ' + pill.clientWidth;
+  if (r.left < 0 || r.right > window.innerWidth) return 'the prize pill runs off screen';
+  for (const x of [r.left + 2, r.right - 2]) {
+    const hit = document.elementFromPoint(x, r.top + r.height / 2);
+    if (!hit || !(hit === pill || pill.contains(hit))) return 'the prize pill is clipped at x=' + x + ' by ' + (hit ? hit.outerHTML.slice(0, 60) : 'nothing');
+  }
+  return '';
+}
+"""
+
 
 def check_layout(player: Player, size: str, cards: int) -> None:
     page = player.page
@@ -77,6 +96,9 @@ def check_layout(player: Player, size: str, cards: int) -> None:
     assert result["count"] >= cards + 8, result
     assert result["problems"] == [], f"{size} with {cards} cards: {result['problems']}"
     assert result["scroll"][0] <= 0 and result["scroll"][1] <= 0, f"{size} scrolls by {result['scroll']}"
+    assert page.evaluate(PRIZE_CHECK) == "", f"{size} with {cards} cards"
+    if size == "375x740" or page.evaluate(NAV_CHECK)["shown"]:  # sideways phones hide the site bar
+        assert_nav_fits(page, f"the table at {size} with {cards} cards")
 
 
 def test_every_control_is_on_screen_and_uncovered(live_server_url: str, browser: Any) -> None:
