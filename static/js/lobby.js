@@ -2,16 +2,12 @@
 // A native ES module on the shared pieces: the socket of socket.js (reconnects with backoff),
 // tiles drawn with the vendored htm+Preact, so a table's name only ever reaches the page as a text node.
 import { html, render } from "../vendor/htm-preact/standalone.module.js";
+import { newClientSeed } from "./fairness.js"; // docs/fairness.md: this browser's own seed for the shuffle
 import { TableSocket } from "./socket.js";
 
 const grid = document.getElementById("lobby-tables");
 const form = document.getElementById("lobby-filters");
 const live = document.getElementById("lobby-live");
-
-/** docs/fairness.md: this browser's own seed for the shuffle, sent with the join. */
-function clientSeed() {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (x) => x.toString(16).padStart(2, "0")).join("");
-}
 
 function params() {
   const q = new URLSearchParams();
@@ -45,7 +41,7 @@ function Tile({ t, csrf }) {
     <footer>
       ${t.status === "open" && !t.private ? html`<form method="post" action=${url + "join/"} class="inline">
           <input type="hidden" name="csrfmiddlewaretoken" value=${csrf} />
-          <input type="hidden" name="client_seed" value=${clientSeed()} />
+          <input type="hidden" name="client_seed" value=${newClientSeed()} />
           <button type="submit" class="primary join-btn">Join · ${t.entry_fee_display}</button>
         </form>` : null}
       <a class="button ghost" href=${url}>${t.private ? "Back to your game" : t.status === "open" ? "View" : "Watch"}</a>
@@ -78,7 +74,7 @@ function start() {
   // the server-rendered join forms get this browser's seed too
   document.querySelectorAll('form[action$="/join/"]').forEach((f) => {
     const input = document.createElement("input");
-    input.type = "hidden"; input.name = "client_seed"; input.value = clientSeed();
+    input.type = "hidden"; input.name = "client_seed"; input.value = newClientSeed();
     f.appendChild(input);
   });
   const practice = document.getElementById("practice-now");

@@ -89,8 +89,9 @@ export function ResultSheet({ s, t }) {
   }
   if (res) {
     const winner = res.winner != null ? v.players.find((p) => p.id === String(res.winner)) : null;
-    // who was paid: a split pays the players left; eliminated players get nothing and are not listed
-    const paid = Object.keys(res.payouts || {}).filter((pid) => res.payouts[pid] > 0 || !res.split);
+    // who was paid: a split pays the players left (even a share of ₹0, §8.3); eliminated players are not listed
+    const left = (pid) => { const p = v.players.find((x) => x.id === pid); return p ? !p.eliminated : res.payouts[pid] > 0; };
+    const paid = Object.keys(res.payouts || {}).filter((pid) => !res.split || left(pid));
     parts.push(html`<div class="final" id="final-result">
       <h3>${res.split ? "The prize was split" : winner ? "★ " + winner.name + " wins the pool!" : "Game over"}</h3>
       <p>Prize pool ${t.money(res.prize_pool)}${res.rake ? " · platform fee " + t.money(res.rake) : ""}</p>
@@ -100,6 +101,8 @@ export function ResultSheet({ s, t }) {
       })}</ul>
       ${s.snap.game && t.cfg.history_url ? html`<p><a id="final-game-link" href=${t.cfg.history_url + "games/" + s.snap.game.id + "/"}>Every deal of this game, with replays</a></p>` : null}</div>`);
     buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
+    // a new game at this table, from this page: the page stays open and the new game starts under it
+    if (v.seat != null) buttons.push({ text: "Play again · " + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
     buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobby_url; } });
   } else {
     parts.push(html`<p class="countdown" id="sheet-countdown">${t.tableCountdown()}</p>`);

@@ -372,6 +372,19 @@ const T = {
   cfg, money, legal, nameOf, myTurn, canDiscard, canFinish, tableCountdown,
   act, verdictFor,
   closeModal() { S.modal = null; paint(); },
+  /** Take a seat in the table's next game without leaving the page (the join form's POST, by fetch). */
+  playAgain() {
+    const body = new URLSearchParams({ csrfmiddlewaretoken: cfg.csrf, client_seed: newClientSeed() });
+    fetch(cfg.join_url, { method: "POST", body, credentials: "same-origin" })
+      .then((r) => {
+        // refused (no chips, the table closed…): the lobby says why, as after the join form
+        if (!r.ok || new URL(r.url).pathname !== location.pathname) { location.href = r.url || cfg.lobby_url; return; }
+        S.modal = null;
+        socket.raw({ type: "snapshot" }); // the new game's waiting seats (its notice brings them too)
+        paint();
+      })
+      .catch(() => toast("Could not take a seat; try again"));
+  },
   openModal(m) { S.modal = m; paint(); },
   cancelFinish, confirmFinish,
   scoreAfterDeal(dealNo, seat, pl) {

@@ -15,7 +15,7 @@ import pytest
 
 from accounts.models import User
 from accounts.services import user_signed_up
-from tables.models import PoolGame, Table
+from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS
 from tests.helpers import session_cookie
 
@@ -53,6 +53,30 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
 
 def game_of(table: Table) -> PoolGame:
     return PoolGame.objects.filter(table=table).order_by("-id").first()  # type: ignore[return-value]
+
+
+def pool_table(name: str, seats: int, **extra: Any) -> Table:
+    """A 101 pool table (entry ₹10 unless told); ``extra``: more of its settings."""
+    settings = TableSettings.objects.create(
+        name=name,
+        format="101",
+        entry_fee=extra.pop("entry_fee", 1_000),
+        seats=seats,
+        turn_seconds=extra.pop("turn_seconds", 60),
+        extra_time_seconds=20,
+        declare_seconds=60,
+        pause_seconds=extra.pop("pause_seconds", 60),
+        start_countdown_seconds=extra.pop("start_countdown_seconds", 60),
+        **extra,
+    )
+    return Table.objects.create(settings=settings, name=name)
+
+
+def join_from_lobby(player: Player, table: Table) -> None:
+    """Take a seat as people do: the lobby's tile, its Join button."""
+    player.goto("/")
+    player.page.click(f".table-tile[data-table-id='{table.pk}'] .join-btn")
+    player.page.wait_for_url(f"{player.base}/tables/{table.pk}/")
 
 
 def make_user(username: str, display_name: str = "") -> User:

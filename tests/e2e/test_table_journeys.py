@@ -18,9 +18,9 @@ import pytest
 from django.db import connections, transaction
 
 from game_engine.game import GameState
-from tables.models import PoolGame, Table, TableSettings
+from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, game_of, make_user, wait_until
+from tests.e2e.pages import Player, game_of, join_from_lobby, make_user, pool_table, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -31,28 +31,6 @@ def _close_connections() -> Any:
     # Playwright's sync API may have made the ORM open its own connection: close it,
     # or PostgreSQL cannot drop the test database at the end of the run.
     connections.close_all()
-
-
-def pool_table(name: str, seats: int, **extra: Any) -> Table:
-    settings = TableSettings.objects.create(
-        name=name,
-        format="101",
-        entry_fee=extra.pop("entry_fee", 1_000),
-        seats=seats,
-        turn_seconds=extra.pop("turn_seconds", 60),
-        extra_time_seconds=20,
-        declare_seconds=60,
-        pause_seconds=extra.pop("pause_seconds", 60),
-        start_countdown_seconds=extra.pop("start_countdown_seconds", 60),
-        **extra,
-    )
-    return Table.objects.create(settings=settings, name=name)
-
-
-def join_from_lobby(player: Player, table: Table) -> None:
-    player.goto("/")
-    player.page.click(f".table-tile[data-table-id='{table.pk}'] .join-btn")
-    player.page.wait_for_url(f"{player.base}/tables/{table.pk}/")
 
 
 # --------------------------------------------------------------------------- (a) the first joiner
