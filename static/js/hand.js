@@ -71,13 +71,15 @@ export function Hand({ s, t }) {
       </span>
     </div>
     <div id="groups" class="groups" data-testid="hand">
-      ${groups.map((g, gi) => {
+      ${((freshMarked) => groups.map((g, gi) => {
         const r = verdict && verdict.groups[gi];
         return html`<div class=${"group" + (r ? " kind-" + r.kind : "")} data-group=${gi} data-kind=${r ? r.kind : ""} key=${"g" + gi}>
           <div class="group-cards" data-g=${gi}>
             ${g.map((code, ci) => {
               const sel = s.selected.includes(gi + ":" + ci);
-              const fresh = s.lastDrawn === code && (v.drawn_card === code || !myTurn);
+              // one card is marked new, even when the hand holds both copies of it
+              const fresh = !freshMarked.done && s.lastDrawn === code && (v.drawn_card === code || !myTurn);
+              if (fresh) freshMarked.done = true;
               return html`<${Card} key=${code + "@" + gi + ":" + ci} code=${code} wild=${hasWildRank(code, v.wild_rank)}
                 cls=${(sel ? "selected" : "") + (fresh ? " fresh" : "") + (s.anim[code] ? " " + s.anim[code] : "")}
                 attrs=${{ "data-g": gi, "data-i": ci, "data-card": code, onClick: (e) => t.clickCard(e, gi, ci) }} />`;
@@ -85,7 +87,7 @@ export function Hand({ s, t }) {
           </div>
           ${verdictLabel(r)}
         </div>`;
-      })}
+      }))({ done: false })}
     </div>
     <div id="new-group" class="new-group" data-testid="new-group">+ new group</div>
   </section>`;

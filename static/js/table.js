@@ -654,7 +654,7 @@ function App() {
     ${!waiting && v && v.seat == null ? html`<p class="spectating">You are watching this table.</p>` : null}
     <${Actions} />
     <${ModalView} />
-    <div id="toasts" class="toasts" aria-live="assertive">${S.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? "status" : "alert"}>${x.text}</div>`)}</div>
+    <div id="toasts" class=${"toasts" + (S.modal ? " under-modal" : "")} aria-live="assertive">${S.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? "status" : "alert"}>${x.text}</div>`)}</div>
   </div>`;
 }
 

@@ -40,6 +40,15 @@ def rupees(paise: int) -> str:
 
 
 # --------------------------------------------------------------------------- the split
+#: Toasts over an open sheet (the z-index of each; None when they are under its backdrop): a
+#: toast such as "Meera is out at 115" must not cover the sheet's title on a phone.
+SHEET_TITLE_COVER = """() => {
+  const toasts = +getComputedStyle(document.getElementById('toasts')).zIndex;
+  const sheet = +getComputedStyle(document.getElementById('modal')).zIndex;
+  return toasts < sheet ? null : `toasts at z-index ${toasts} over the sheet at ${sheet}`;
+}"""
+
+
 def test_the_players_left_split_the_prize_and_the_final_screen_shows_their_shares(
     live_server_url: str, browser: Any
 ) -> None:
@@ -101,6 +110,8 @@ def test_the_players_left_split_the_prize_and_the_final_screen_shows_their_share
         )
         for p in players:
             p.page.wait_for_selector("#modal #split-offer")
+            covered = p.page.evaluate(SHEET_TITLE_COVER)
+            assert covered is None, f"{p.name}: {covered}"
         assert meera.page.locator("#btn-split-accept").count() == 0, "an eliminated player may not answer"
         offer = GameState.from_dict(game_of(table).state).split_offer
         assert offer is not None
