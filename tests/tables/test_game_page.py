@@ -13,47 +13,16 @@ from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame
 from tests.tables.conftest import FakeClock, make_player, make_table
+from tests.tables.scenarios import act, on_turn_drops, three_player_game
 
 pytestmark = pytest.mark.django_db
 
 
-def _act(game: PoolGame, user: User, request_id: str, action: dict[str, object]) -> None:
-    answer = services.game_act(game_id=game.pk, user=user, request_id=request_id, action=action)
-    assert answer["ok"], answer
-
-
-def _on_turn_drops(game: PoolGame, users: dict[str, User], tag: str) -> int:
-    state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
-    assert state.deal is not None
-    seat = state.deal.turn
-    _act(game, users[state.players[seat].id], f"drop-{tag}", {"type": "drop"})
-    return seat
-
-
-def _three_player_game(clock: FakeClock) -> tuple[PoolGame, dict[str, User], list[int]]:
-    """Meera leaves in deal 1, deal 1 ends on a drop, deal 2 ends on a drop, then ravi or asha leaves."""
-    table = make_table(seats=3, pause_seconds=1)
-    asha, ravi, meera = make_player("asha"), make_player("ravi"), make_player("meera")
-    for u in (asha, ravi, meera):
-        services.table_join(table_id=table.pk, user=u)
-    game = PoolGame.objects.get(table=table)
-    users = {str(u.pk): u for u in (asha, ravi, meera)}
-    _act(game, meera, "bye", {"type": "leave"})
-    droppers = [_on_turn_drops(game, users, "1")]
-    game.refresh_from_db()
-    while game.deadline_kind != "turn":
-        clock.advance(60)
-        assert services.game_timeout(game_id=game.pk, version=game.version) is True
-        game.refresh_from_db()
-    droppers.append(_on_turn_drops(game, users, "2"))
-    return game, users, droppers
-
-
 def test_the_game_page_ties_the_deals_together(client: Client, clock: FakeClock) -> None:
-    game, users, droppers = _three_player_game(clock)
+    game, users, droppers = three_player_game(clock)
     asha = next(u for u in users.values() if u.username == "asha")
     ravi = next(u for u in users.values() if u.username == "ravi")
-    _act(game, ravi, "gone", {"type": "leave"})  # asha wins the pool
+    act(game, ravi, "gone", {"type": "leave"})  # asha wins the pool
     client.force_login(asha)
     data = client.get(f"/api/history/games/{game.pk}/").json()
     seats = {p["name"]: p["seat"] for p in data["players"]}
@@ -86,10 +55,10 @@ def _state(game: PoolGame) -> GameState:
 
 def _pass_turn(game: PoolGame, user: User, tag: str) -> None:
     """Draw from the deck and discard the card drawn."""
-    _act(game, user, f"draw-{tag}", {"type": "draw", "source": "closed"})
+    act(game, user, f"draw-{tag}", {"type": "draw", "source": "closed"})
     deal = _state(game).deal
     assert deal is not None and deal.drawn is not None
-    _act(game, user, f"discard-{tag}", {"type": "discard", "card": deal.drawn.code})
+    act(game, user, f"discard-{tag}", {"type": "discard", "card": deal.drawn.code})
 
 
 def test_an_elimination_and_a_rejoin_are_on_the_deal_they_follow(client: Client, clock: FakeClock) -> None:
@@ -104,15 +73,15 @@ def test_an_elimination_and_a_rejoin_are_on_the_deal_they_follow(client: Client,
     assert state.deal is not None
     victim = state.deal.turn
     user = lambda seat: by_id[state.players[seat].id]  # noqa: E731
-    _act(game, user(victim), "draw-v", {"type": "draw", "source": "closed"})
+    act(game, user(victim), "draw-v", {"type": "draw", "source": "closed"})
     hand = _state(game).deal.hands[victim]  # type: ignore[union-attr]
-    _act(
+    act(
         game,
         user(victim),
         "wrong",
         {"type": "finish", "card": hand[0].code, "groups": [[c.code for c in hand[1:]]]},
     )
-    first_dropper = _on_turn_drops(game, by_id, "d1")  # a first drop: 15
+    first_dropper = on_turn_drops(game, by_id, "d1")  # a first drop: 15
     game.refresh_from_db()
     while game.deadline_kind != "turn":
         clock.advance(60)
@@ -124,12 +93,12 @@ def test_an_elimination_and_a_rejoin_are_on_the_deal_they_follow(client: Client,
             break
         t = deal.turn
         if t == victim or (t != first_dropper and deal.status[victim] != "playing"):
-            _act(game, user(t), f"drop2-{n}", {"type": "drop"})
+            act(game, user(t), f"drop2-{n}", {"type": "drop"})
         else:
             _pass_turn(game, user(t), f"2-{n}")
     state = _state(game)
     assert state.rejoin_offer and state.rejoin_offer["seats"] == [victim], state.phase
-    _act(game, user(victim), "back", {"type": "rejoin"})
+    act(game, user(victim), "back", {"type": "rejoin"})
     client.force_login(user(victim))
     data = client.get(f"/api/history/games/{game.pk}/").json()
     one, two = data["deals"][:2]
@@ -141,7 +110,7 @@ def test_an_elimination_and_a_rejoin_are_on_the_deal_they_follow(client: Client,
 
 
 def test_who_sees_the_game_page(client: Client, clock: FakeClock) -> None:
-    game, users, _ = _three_player_game(clock)
+    game, users, _ = three_player_game(clock)
     game.refresh_from_db()
     while game.deadline_kind != "turn":  # deal 3 starts
         clock.advance(60)

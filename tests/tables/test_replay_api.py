@@ -12,6 +12,7 @@ from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, GameEvent, PoolGame
 from tests.tables.conftest import FakeClock, make_player, make_table
+from tests.tables.scenarios import three_player_game
 
 pytestmark = pytest.mark.django_db
 
@@ -87,36 +88,10 @@ def test_a_changed_stored_history_is_reported_not_replayed(client: Client, clock
     assert detail["replay"] is None and detail["replay_error"]
 
 
-def _act(game: PoolGame, user: object, request_id: str, action: dict[str, object]) -> None:
-    answer = services.game_act(game_id=game.pk, user=user, request_id=request_id, action=action)  # type: ignore[arg-type]
-    assert answer["ok"], answer
-
-
-def _on_turn_drops(game: PoolGame, users: dict[str, object], tag: str) -> None:
-    """Whoever is on turn drops: with two players in the deal that ends it."""
-    state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
-    assert state.deal is not None
-    on_turn = users[state.players[state.deal.turn].id]
-    _act(game, on_turn, f"drop-{tag}", {"type": "drop"})
-
-
 def test_a_player_who_left_the_game_still_replays_its_later_deals(client: Client, clock: FakeClock) -> None:
     """docs/rules.md §10.3: players of the game, not only of the deal, see its finished deals."""
-    table = make_table(seats=3, pause_seconds=1)
-    asha, ravi, meera = make_player("asha"), make_player("ravi"), make_player("meera")
-    for u in (asha, ravi, meera):
-        services.table_join(table_id=table.pk, user=u)
-    game = PoolGame.objects.get(table=table)
-    users = {str(u.pk): u for u in (asha, ravi, meera)}
-    _act(game, meera, "bye", {"type": "leave"})  # meera forfeits the game in deal 1
-    _on_turn_drops(game, users, "1")  # two left in deal 1: a drop ends it
-    game.refresh_from_db()
-    while game.deadline_kind != "turn":  # the split offer (§8.1) runs out, then the pause
-        assert game.deadline_kind in ("split", "next_deal"), game.deadline_kind
-        clock.advance(60)
-        assert services.game_timeout(game_id=game.pk, version=game.version) is True
-        game.refresh_from_db()
-    _on_turn_drops(game, users, "2")
+    game, users, _ = three_player_game(clock)
+    meera = next(u for u in users.values() if u.username == "meera")
     second = Deal.objects.get(game=game, number=2)
     assert second.finished_at is not None and meera not in second.players.all()
 
