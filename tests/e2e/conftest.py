@@ -65,6 +65,16 @@ def _database_url() -> str:
     raise RuntimeError(f"no e2e server for a {connection.vendor} database")
 
 
+@pytest.fixture(autouse=True)
+def _close_connections() -> Iterator[None]:
+    yield
+    from django.db import connections
+
+    # Playwright's sync API may have made the ORM open its own connection: close it,
+    # or PostgreSQL cannot drop the test database at the end of the run.
+    connections.close_all()
+
+
 @pytest.fixture
 def live_server_url(transactional_db: None) -> Iterator[str]:
     """Serve the site with Daphne on a free port, against the test database."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connections, transaction
+from django.db import transaction
 
 from game_engine.game import GameState
 from tables.models import PoolGame
@@ -25,14 +25,6 @@ from tests.e2e.conftest import DESKTOP, PHONE
 from tests.e2e.pages import Player, game_of, join_from_lobby, make_user, pool_table, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def _close_connections() -> Any:
-    yield
-    # Playwright's sync API may have made the ORM open its own connection: close it,
-    # or PostgreSQL cannot drop the test database at the end of the run.
-    connections.close_all()
 
 
 def rupees(paise: int) -> str:
