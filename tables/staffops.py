@@ -24,7 +24,7 @@ from tables.locks import game_for_update, table_for_update
 from tables.models import GameEvent, PoolGame, Table, TableSettings
 from tables.selectors import game_header
 from wallet import services as wallet
-from wallet.models import Account, AccountKind, Entry, TransactionKind
+from wallet.models import Account, AccountKind
 from wallet.money import format_money
 
 CANCEL_RULE = (
@@ -131,17 +131,11 @@ def _settle_cancelled(game: PoolGame, reason: str) -> dict[str, Any]:
 
 
 def _paid_by_user(game: PoolGame) -> dict[str, int]:
-    """What each player has in the escrow (what a refund gives back), by user id."""
-    rows = Entry.objects.filter(
-        account__kind=AccountKind.WALLET,
-        transaction__entries__account__kind=AccountKind.ESCROW,
-        transaction__entries__account__ref=game.escrow_ref,
-        transaction__kind__in=[TransactionKind.ENTRY_FEE, TransactionKind.REFUND],
-    ).values_list("account__user_id", "amount")
-    paid: dict[str, int] = {}
-    for user_id, amount in rows:
-        paid[str(user_id)] = paid.get(str(user_id), 0) - amount
-    return {uid: amount for uid, amount in paid.items() if amount > 0}
+    """What each player has in the escrow, cash and bonus chips together (what a refund gives back), by user id."""
+    stakes = wallet.game_stakes(game_ref=game.escrow_ref)
+    return {
+        str(uid): in_cash + in_bonus for uid, (in_cash, in_bonus) in stakes.items() if in_cash + in_bonus > 0
+    }
 
 
 def _tell_table(game: PoolGame, result: dict[str, Any]) -> None:

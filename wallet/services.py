@@ -535,7 +535,7 @@ def settle_game(
             out[bonus[uid].pk] = in_bonus
         return out
 
-    txn, _ = _post(
+    txn, created = _post(
         kind=TransactionKind.SETTLEMENT,
         idempotency_key=idempotency_key,
         accounts=[escrow, house, *cash.values(), *bonus.values()],
@@ -544,7 +544,27 @@ def settle_game(
         memo=memo or f"Settlement of {game_ref}",
         caused_by=None,
     )
+    if not created:
+        # The legs depend on the stakes, so there is no fingerprint to compare: a replay must
+        # still be the same settlement (escrow, rake and each player's cash + bonus).
+        moved = dict(txn.entries.values_list("account_id", "amount"))
+        same = (
+            moved.get(escrow.pk, 0) == -(total + rake)
+            and moved.get(house.pk, 0) == rake
+            and all(
+                moved.get(cash[uid].pk, 0) + moved.get(bonus[uid].pk, 0) == amount
+                for uid, amount in payouts.items()
+            )
+        )
+        if not same:
+            raise IdempotencyConflict(idempotency_key=idempotency_key, detail="the payouts or rake differ")
     return txn
+
+
+def game_stakes(*, game_ref: str) -> dict[int, tuple[int, int]]:
+    """User id -> (cash, bonus) paise each player has in a game's escrow: what a refund gives back."""
+    escrow = Account.objects.filter(kind=AccountKind.ESCROW, ref=_game_ref(game_ref)).first()
+    return _stakes(escrow=escrow) if escrow is not None else {}
 
 
 def _stakes(*, escrow: Account) -> dict[int, tuple[int, int]]:

@@ -8,7 +8,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.core.cache import cache
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -20,9 +21,10 @@ from tables import services
 from tables.models import GameEvent, PoolGame, Table
 from tests.staff.conftest import make_staff
 from tests.tables.conftest import make_player, make_table
+from tests.tables.test_bonus_farming import _sign_up
 from wallet.audit import check_ledger
 from wallet.models import Account, AccountKind
-from wallet.selectors import escrow_balance, wallet_balance
+from wallet.selectors import chip_balances, escrow_balance, wallet_balance
 from wallet.services import wallet_account_for
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +90,32 @@ def test_cancel_before_the_first_deal_ends_refunds_every_fee(
     assert services.game_timeout(game_id=game.pk, version=game.version) is False
     _join_by_form(players[0], game.table)
     assert game.table.games.filter(status=PoolGame.Status.WAITING).exists()
+
+
+@override_settings(SIGNUP_BONUS_CHIPS=1000, SIGNUPS_PER_ADDRESS_PER_DAY=3)
+def test_cancel_before_the_first_deal_ends_refunds_bonus_chips_as_bonus_and_records_them(
+    administrator: User, client_for: ClientFor
+) -> None:
+    """Fresh accounts pay with bonus chips (docs/rules.md §8.6): the refund and the result sheet count them."""
+    cache.clear()
+    table = make_table(fee=1_000, seats=3, seed=7)
+    players = [_sign_up(name) for name in ("asha", "ravi", "meena")]
+    for p in players:
+        _join_by_form(p, table)
+    game = table.games.get()
+    assert game.status == PoolGame.Status.RUNNING
+    assert [chip_balances(user=p)["bonus"] for p in players] == [990_00] * 3
+    client_for(administrator).post(
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "server fault"}
+    )
+    game.refresh_from_db()
+    assert game.status == PoolGame.Status.CANCELLED and game.result["settlement"] == "refund"
+    assert game.result["payouts"] == {str(p.pk): 1_000 for p in players}
+    event = GameEvent.objects.get(game=game, type="game_cancelled")
+    assert event.data["payouts"] == game.result["payouts"]
+    assert [chip_balances(user=p) for p in players] == [{"cash": 0, "bonus": 1000_00, "total": 1000_00}] * 3
+    assert escrow_balance(game_ref=game.escrow_ref) == 0
+    assert check_ledger() == []
 
 
 def test_cancel_after_the_first_deal_shares_the_pool_by_drops_remaining(

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from accounts.models import User
 from wallet import services
 from wallet.audit import check_ledger
-from wallet.errors import InsufficientFunds
+from wallet.errors import IdempotencyConflict, InsufficientFunds
 from wallet.models import Account, AccountKind
 from wallet.selectors import chip_balances, wallet_history
 
@@ -84,6 +84,28 @@ def test_a_split_pays_each_player_their_own_stake_first() -> None:
     # c's lost 100 bonus is shared 50/50 as bonus; each gets their own 100 back as they paid it
     assert chip_balances(user=a) == {"cash": 100_00, "bonus": 50_00, "total": 150_00}
     assert chip_balances(user=b) == {"cash": 0, "bonus": 150_00, "total": 150_00}
+
+
+def test_a_settlement_key_reused_for_other_payouts_conflicts() -> None:
+    """The legs depend on the stakes, so the replay check compares the payouts and the rake."""
+    asha, ravi = _player("asha", bonus=50_00), _player("ravi", cash=50_00)
+    for user in (asha, ravi):
+        services.pay_entry(user=user, game_ref="game:5", amount=50_00, idempotency_key=f"join:5:{user.pk}")
+    txn = services.settle_game(
+        game_ref="game:5", payouts={asha.pk: 90_00}, rake=10_00, idempotency_key="settle:5"
+    )
+    after = chip_balances(user=asha), chip_balances(user=ravi)
+    assert (
+        services.settle_game(
+            game_ref="game:5", payouts={asha.pk: 90_00}, rake=10_00, idempotency_key="settle:5"
+        )
+        == txn
+    )
+    for payouts, rake in (({asha.pk: 80_00}, 20_00), ({asha.pk: 45_00, ravi.pk: 45_00}, 10_00)):
+        with pytest.raises(IdempotencyConflict):
+            services.settle_game(game_ref="game:5", payouts=payouts, rake=rake, idempotency_key="settle:5")
+    assert (chip_balances(user=asha), chip_balances(user=ravi)) == after
+    assert check_ledger() == []
 
 
 def test_free_chips_go_to_the_bonus_account_and_staff_credits_to_cash() -> None:
