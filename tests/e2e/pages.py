@@ -239,3 +239,27 @@ def assert_nav_fits(page: Any, where: str) -> None:
     assert result["count"] >= 4, f"{where}: {result}"  # the brand and at least three links
     assert result["problems"] == [], f"{where}: {result['problems']}"
     assert result["scroll"] <= 0, f"{where}: the page scrolls sideways by {result['scroll']}px"
+
+
+def others_drop_through_the_page(
+    table: Table, by_seat: dict[int, Player], keeper: Player, drops: int
+) -> None:
+    """Every player but ``keeper`` drops when their turn comes (the Drop button, then its
+    confirmation) until ``drops`` have dropped; ``keeper`` plays its turns on and wins the deal."""
+    from game_engine.game import GameState
+
+    dropped: set[str] = set()
+    while len(dropped) < drops:
+        state = GameState.from_dict(game_of(table).state)
+        assert state.phase == "playing" and state.deal is not None, state.phase
+        player = by_seat[state.deal.turn]
+        wait_until(player.my_turn, f"{player.name}'s turn")
+        if player is keeper:
+            keeper.play_a_turn()
+            continue
+        player.page.click("#btn-drop:not([disabled])")
+        player.page.wait_for_selector("#modal >> text=Drop this deal?")
+        player.page.click("#drop-confirm")
+        dropped.add(player.name)
+        seen = state.version
+        wait_until(lambda: game_of(table).version > seen, "the drop")  # noqa: B023 (read at once)

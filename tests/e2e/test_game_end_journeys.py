@@ -22,7 +22,15 @@ from django.db import transaction
 from game_engine.game import GameState
 from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, game_of, join_from_lobby, make_user, pool_table, wait_until
+from tests.e2e.pages import (
+    Player,
+    game_of,
+    join_from_lobby,
+    make_user,
+    others_drop_through_the_page,
+    pool_table,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -81,20 +89,7 @@ def test_the_players_left_split_the_prize_and_the_final_screen_shows_their_share
 
         # Meera and Tara drop when their turns come; Asha plays on and wins the deal.
         by_seat = {seat[str(u.pk)]: p for u, p in zip(users, players, strict=True)}
-        dropped: set[str] = set()
-        while len(dropped) < 2:
-            state = GameState.from_dict(game_of(table).state)
-            assert state.phase == "playing" and state.deal is not None, state.phase
-            player = by_seat[state.deal.turn]
-            wait_until(player.my_turn, f"{player.name}'s turn")
-            if player is asha:
-                asha.play_a_turn()
-                continue
-            player.page.click("#btn-drop:not([disabled])")
-            player.page.click("#drop-confirm")
-            dropped.add(player.name)
-            seen = state.version
-            wait_until(lambda: game_of(table).version > seen, "the drop")  # noqa: B023 (read at once)
+        others_drop_through_the_page(table, by_seat, asha, 2)
 
         # Two left of three, drops remaining 5 and 4: the split is offered to them (§8.1).
         wait_until(

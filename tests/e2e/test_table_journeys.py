@@ -20,7 +20,15 @@ from django.db import transaction
 from game_engine.game import GameState
 from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, game_of, join_from_lobby, make_user, pool_table, wait_until
+from tests.e2e.pages import (
+    Player,
+    game_of,
+    join_from_lobby,
+    make_user,
+    others_drop_through_the_page,
+    pool_table,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -119,23 +127,8 @@ def test_hostile_display_names_stay_text_at_the_table(live_server_url: str, brow
             p.page.wait_for_selector("#groups .card")
 
         # Mallory and Trudy drop when their turns come (through the page); Asha wins the deal.
-        dropped: set[str] = set()
-        while len(dropped) < 2:
-            state = GameState.from_dict(game_of(table).state)
-            assert state.phase == "playing", state.phase
-            turn = state.deal.turn if state.deal else None
-            by_seat = {seat[str(u.pk)]: p for u, p in zip(users, players, strict=True)}
-            player = by_seat[turn]
-            wait_until(player.my_turn, f"{player.name}'s turn")
-            if player is asha:
-                asha.play_a_turn()
-                continue
-            player.page.click("#btn-drop:not([disabled])")
-            player.page.wait_for_selector("#modal >> text=Drop this deal?")
-            player.page.click("#drop-confirm")
-            dropped.add(player.name)
-            seen = state.version
-            wait_until(lambda: game_of(table).version > seen, "the drop")  # noqa: B023 (read at once)
+        by_seat = {seat[str(u.pk)]: p for u, p in zip(users, players, strict=True)}
+        others_drop_through_the_page(table, by_seat, asha, 2)
 
         wait_until(
             lambda: GameState.from_dict(game_of(table).state).phase == "rejoin_window", "the rejoin window"
