@@ -16,10 +16,12 @@ from django.conf import settings  # noqa: E402
 
 from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
+from rummy_site.twisted_writes import write_at_once  # noqa: E402
 from rummy_site.ws_security import SameOriginValidator  # noqa: E402
 from tables.dbretry import auth_middleware_stack  # noqa: E402
 
 limit_send_buffer(settings.WS_MAX_SEND_BUFFER)  # Daphne: close a socket whose client does not read
+write_at_once()  # Daphne: a frame goes to the socket at once when nothing waits before it
 
 application = ProtocolTypeRouter(
     {
