@@ -21,7 +21,8 @@ from rummy_site.ws_security import SameOriginValidator  # noqa: E402
 from tables.dbretry import auth_middleware_stack  # noqa: E402
 
 limit_send_buffer(settings.WS_MAX_SEND_BUFFER)  # Daphne: close a socket whose client does not read
-write_at_once()  # Daphne: a frame goes to the socket at once when nothing waits before it
+if settings.WS_WRITE_AT_ONCE:
+    write_at_once()  # Daphne: a frame goes to the socket at once when nothing waits before it
 
 application = ProtocolTypeRouter(
     {

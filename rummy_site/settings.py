@@ -92,6 +92,8 @@ WS_MESSAGES_PER_SECOND = _int("WS_MESSAGES_PER_SECOND", 10)
 WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)
 #: Bytes Daphne may hold for one socket whose client does not read; past that it is closed.
 WS_MAX_SEND_BUFFER = _int("WS_MAX_SEND_BUFFER", 1024 * 1024)
+#: Daphne writes a frame to its socket at once when nothing waits before it (rummy_site/twisted_writes.py).
+WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
 #: Sockets one user may hold open on one Daphne process.
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).

@@ -431,7 +431,7 @@ def run_once(
             "connect_concurrency": 32,
             "connect_timeout": 240,
             "action_timeout": 20,
-            "drain": 10,
+            "drain": args.drain,
         }
         groups = [specs[i :: args.client_procs] for i in range(args.client_procs)]
         clients = [
@@ -468,7 +468,7 @@ def run_once(
         after, db_after = meter.sample(), pg_counters(args)
         results = []
         for client in clients:
-            line = client.wait_line("RESULT ", 60)
+            line = client.wait_line("RESULT ", args.drain + 60)
             if line is None:
                 raise RuntimeError(f"{client.name} gave no result:\n{client.tail()}")
             results.append(json.loads(line[len("RESULT ") :]))
@@ -524,6 +524,10 @@ def run_once(
         "errors": sum(r["errors"] for r in results),
         "error_kinds": error_kinds,
         "lost_events": sum(r["lost_events"] for r in results),
+        # versions seats lacked when play stopped, and still lacked after the drain (in lost_events)
+        "behind_after_play": sum(r.get("behind_after_play", 0) for r in results),
+        "behind_at_end": sum(r.get("behind_at_end", 0) for r in results),
+        "drain_s": max((r.get("drain_s", 0.0) for r in results), default=0.0),
         "duplicated_events": sum(r["duplicated_events"] for r in results),
         "rebuilt_updates": sum(r["rebuilt"] for r in results),
         "games_finished": finished,
@@ -558,7 +562,14 @@ def run_once(
         },
         "setup_s": round(setup_s, 1),
         "server_env": {
-            k: env[k] for k in ("DB_CONN_MAX_AGE", "WS_DB_THREADS", "NOTIFY_IN_BACKGROUND", "CHANNEL_LAYER")
+            k: env[k]
+            for k in (
+                "DB_CONN_MAX_AGE",
+                "WS_DB_THREADS",
+                "NOTIFY_IN_BACKGROUND",
+                "CHANNEL_LAYER",
+                "WS_WRITE_AT_ONCE",
+            )
         },
         **({"samples": [x for r in results for x in r["samples"]][:10]} if args.samples else {}),
     }
@@ -660,6 +671,12 @@ def main() -> None:
         help="a sweep keeps its database: each count plays the tables made so far (games in progress) and new ones",
     )
     parser.add_argument("--rows", default="", help="JSON lines of earlier runs to add to the plot")
+    parser.add_argument(
+        "--write-at-once", default="1", help="WS_WRITE_AT_ONCE for Daphne (0: Twisted's own writes)"
+    )
+    parser.add_argument(
+        "--drain", type=float, default=60.0, help="seconds to wait after play for every seat to catch up"
+    )
     parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
     parser.add_argument("--keep-logs", action="store_true", help="keep the children's logs (path on stderr)")
     args = parser.parse_args()
@@ -683,6 +700,7 @@ def main() -> None:
     env["WS_DB_THREADS"] = args.ws_db_threads
     env["NOTIFY_IN_BACKGROUND"] = args.notify_in_background
     env["CHANNEL_LAYER"] = args.channel_layer
+    env["WS_WRITE_AT_ONCE"] = args.write_at_once
     # "1000@4": 1000 tables on 4 Daphnes; a bare count uses --daphnes
     counts = [
         (int(x.split("@")[0]), int(x.split("@")[1]) if "@" in x else args.daphnes)
