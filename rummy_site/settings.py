@@ -98,6 +98,10 @@ WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).
 RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
+#: A process whose resync check wakes this many seconds late is busy: its notices are late, not lost,
+#: so a socket is rebuilt only after RESYNC_BUSY_CHECKS checks behind (not two), lest rebuilds sink it.
+RESYNC_BUSY_LAG = float(os.environ.get("RESYNC_BUSY_LAG", "0.25"))
+RESYNC_BUSY_CHECKS = _int("RESYNC_BUSY_CHECKS", 8)
 #: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
 if CHANNEL_LAYER not in ("pubsub", "lists"):

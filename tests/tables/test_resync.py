@@ -7,6 +7,8 @@ socket. The player on turn must still see their turn, without sending anything.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -15,7 +17,7 @@ from channels.testing import WebsocketCommunicator
 
 from accounts.models import User
 from rummy_site.asgi import application
-from tables import notify, services
+from tables import notify, resync, services
 from tables.models import PoolGame, Table
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
@@ -86,3 +88,85 @@ async def test_a_socket_behind_after_a_lost_notice_is_rebuilt_from_the_database(
     finally:
         for communicator in sockets.values():
             await communicator.disconnect()
+
+
+class _Socket:
+    """What the watcher needs of a table socket, counting its rebuilds."""
+
+    def __init__(self, game_id: int, version: int) -> None:
+        self.game_id, self.version = game_id, version
+        self.dispatch_lock = asyncio.Lock()
+        self.rebuilds = 0
+
+    async def send_update_from_db(self) -> None:
+        self.rebuilds += 1
+
+
+@pytest.fixture
+def watched(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Any:
+    """Sockets of game 1 shown at version 3 while the database holds 5: the watcher's view, no database."""
+    settings.RESYNC_BUSY_CHECKS = 5
+
+    async def versions(game_ids: set[int]) -> dict[int, int]:
+        return dict.fromkeys(game_ids, 5)
+
+    monkeypatch.setattr(resync, "_versions", versions)
+    made: list[_Socket] = []
+
+    def make() -> _Socket:
+        made.append(_Socket(game_id=1, version=3))
+        resync._sockets.add(made[-1])
+        return made[-1]
+
+    yield make
+    for socket in made:
+        resync.forget(socket)
+
+
+async def test_a_socket_behind_is_rebuilt_at_the_second_check(watched: Any) -> None:
+    socket = watched()
+    assert await resync.check_once() == 0  # a notice may be on its way
+    assert await resync.check_once() == 1
+    assert socket.rebuilds == 1
+
+
+async def test_a_busy_process_waits_longer_before_rebuilding(watched: Any) -> None:
+    """Late notices are not lost ones: rebuilding every socket would sink a saturated process."""
+    socket = watched()
+    for _ in range(4):
+        assert await resync.check_once(busy=True) == 0
+    assert socket.rebuilds == 0
+    assert await resync.check_once(busy=True) == 1  # the fifth check (RESYNC_BUSY_CHECKS) behind
+    assert socket.rebuilds == 1
+
+
+async def test_a_socket_that_moves_between_checks_is_not_rebuilt(watched: Any) -> None:
+    socket = watched()
+    for version in (3, 4):  # a late notice arrived between the checks
+        socket.version = version
+        assert await resync.check_once() == 0
+    assert socket.rebuilds == 0
+
+
+async def test_the_watcher_calls_itself_busy_when_it_wakes_late(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.RESYNC_SECONDS, settings.RESYNC_BUSY_LAG = 0.05, 0.2
+    seen: list[bool] = []
+
+    async def check(*, busy: bool = False) -> int:
+        seen.append(busy)
+        return 0
+
+    monkeypatch.setattr(resync, "check_once", check)
+    socket = _Socket(game_id=1, version=3)
+    resync.watch(socket)
+    try:
+        await asyncio.sleep(0.2)
+        assert seen and not any(seen)  # an idle loop wakes on time
+        before = len(seen)
+        time.sleep(0.5)  # noqa: ASYNC251 - the loop held up on purpose, as by a backlog of work
+        await asyncio.sleep(0.1)
+        assert seen[before] is True  # the check that woke late
+    finally:
+        resync.forget(socket)
