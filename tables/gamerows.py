@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 import psycopg
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
 from game_engine.events import Event
@@ -32,9 +32,15 @@ from tables.models import GameEvent, PoolGame
 _EVENT_FIELDS = ("game", "deal_number", "version", "seq", "type", "data", "created_at")
 
 
-def _fast() -> bool:
+def _db() -> Any:
+    """This thread's connection, looked up once per statement: every ``connection.x`` through
+    Django's proxy is a thread-local lookup, a few dozen of them per action."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _fast(db: Any = None) -> bool:
     """PostgreSQL: JSON by orjson, server-side binding (see the module's docstring)."""
-    return connection.vendor == "postgresql"
+    return (db or connection).vendor == "postgresql"
 
 
 def _json_text(value: Any) -> str | None:
@@ -51,24 +57,24 @@ def _placeholder(field: models.Field[Any, Any]) -> str:
     return "%s::jsonb" if _fast() and isinstance(field, models.JSONField) else "%s"
 
 
-def _prep(field: models.Field[Any, Any], value: Any) -> Any:
-    if _fast() and isinstance(field, models.JSONField):
+def _prep(field: models.Field[Any, Any], value: Any, db: Any) -> Any:
+    if _fast(db) and isinstance(field, models.JSONField):
         return _json_text(value)
-    return field.get_db_prep_save(value, connection)
+    return field.get_db_prep_save(value, db)
 
 
-def _cursor() -> Any:
+def _cursor(db: Any) -> Any:
     """A cursor on the transaction's connection: with server-side binding on PostgreSQL.
 
     Wrapped as Django wraps its own (``make_cursor``): database errors become Django's
     (``tables.dbretry`` and the consumers catch those), execute wrappers and query
     logging (``CaptureQueriesContext``) see these statements too.
     """
-    if not _fast():
-        return connection.cursor()
-    connection.ensure_connection()
-    raw = psycopg.Cursor(connection.connection)
-    return connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+    if not _fast(db):
+        return db.cursor()
+    db.ensure_connection()
+    raw = psycopg.Cursor(db.connection)
+    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
 
 
 @cache
@@ -97,7 +103,7 @@ def _readers() -> tuple[tuple[str, ...], tuple[tuple[Any, tuple[Converter, ...]]
     return tuple(names), tuple(readers)
 
 
-def _read_row(row: Sequence[Any]) -> PoolGame:
+def _read_row(row: Sequence[Any], db: Any) -> PoolGame:
     names, readers = _readers()
     values = []
     for value, (col, converters) in zip(row, readers, strict=True):
@@ -105,9 +111,9 @@ def _read_row(row: Sequence[Any]) -> PoolGame:
             value = orjson.loads(value) if isinstance(value, str | bytes) else value
         else:
             for convert in converters:
-                value = convert(value, col, connection)
+                value = convert(value, col, db)
         values.append(value)
-    return PoolGame.from_db(connection.alias, list(names), values)
+    return PoolGame.from_db(db.alias, list(names), values)
 
 
 def lock_game(game_id: int) -> PoolGame:
@@ -116,7 +122,8 @@ def lock_game(game_id: int) -> PoolGame:
     ``NO KEY``, like every row lock of ``tables.locks``: it still serialises every writer
     of the game, but not the foreign-key checks of rows that refer to it.
     """
-    features = connection.features
+    db = _db()
+    features = db.features
     lock = (
         " FOR NO KEY UPDATE"
         if features.has_select_for_no_key_update
@@ -124,17 +131,17 @@ def lock_game(game_id: int) -> PoolGame:
         if features.has_select_for_update
         else ""
     )
-    if not _fast():
+    if not _fast(db):
         rows = list(PoolGame.objects.raw(_lock_sql(lock), [game_id]))
         if not rows:
             raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
         return rows[0]
-    with _cursor() as cursor:
+    with _cursor(db) as cursor:
         cursor.execute(_lock_sql(lock), [game_id])
         row = cursor.fetchone()
     if row is None:
         raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
-    return _read_row(row)
+    return _read_row(row, db)
 
 
 @cache
@@ -149,10 +156,10 @@ def _update_sql(fields: tuple[str, ...], vendor: str) -> str:
 
 def update_game(game: PoolGame, fields: Sequence[str]) -> None:
     """Write ``fields`` of ``game`` to its row (what ``save(update_fields=...)`` writes)."""
-    meta = PoolGame._meta
-    params = [_prep(meta.get_field(name), getattr(game, name)) for name in fields]
-    with _cursor() as cursor:
-        cursor.execute(_update_sql(tuple(fields), connection.vendor), [*params, game.pk])
+    meta, db = PoolGame._meta, _db()
+    params = [_prep(meta.get_field(name), getattr(game, name), db) for name in fields]
+    with _cursor(db) as cursor:
+        cursor.execute(_update_sql(tuple(fields), db.vendor), [*params, game.pk])
 
 
 @cache
@@ -168,15 +175,15 @@ def append_events(
     *, game_id: int, deal_number: int, version: int, first_seq: int, events: Iterable[Event]
 ) -> int:
     """Append ``events`` to the game's log with consecutive ``seq`` from ``first_seq``; returns how many."""
-    meta = GameEvent._meta
+    meta, db = GameEvent._meta, _db()
     data_field, created_field = meta.get_field("data"), meta.get_field("created_at")
-    created = created_field.get_db_prep_save(timezone.now(), connection)
+    created = created_field.get_db_prep_save(timezone.now(), db)
     params: list[Any] = []
     for i, event in enumerate(events):
-        data = _prep(data_field, event.data)
+        data = _prep(data_field, event.data, db)
         params += [game_id, deal_number, version, first_seq + i, event.type, data, created]
     count = len(params) // len(_EVENT_FIELDS)
     if count:
-        with _cursor() as cursor:
-            cursor.execute(_insert_sql(count, connection.vendor), params)
+        with _cursor(db) as cursor:
+            cursor.execute(_insert_sql(count, db.vendor), params)
     return count
