@@ -5,14 +5,15 @@ reactor to watch the socket for writing, writes on the next loop turn and stops
 watching again. On Daphne's asyncio reactor that is two ``epoll_ctl`` calls and a
 loop turn for every WebSocket frame; under the load benchmark (issue 15) the
 watching alone was about 6 % of a Daphne's CPU, for frames that almost always fit
-in the kernel's buffer at once. Here a write on a plain TCP connection with
-nothing buffered goes to the socket directly (a streaming producer, such as the
-HTTP channel a WebSocket grew from, is paused by Twisted only when bytes wait, so
-it may be there; a pull producer may not: it is asked for more only when a buffer
-drains); whatever the kernel
-does not take (a slow reader) is buffered and written as before, so the order of
-bytes, the send-buffer limit (``rummy_site.daphne_limits``) and every error path
-stay Twisted's.
+in the kernel's buffer at once.
+
+Here a write on a plain TCP connection with nothing buffered goes to the socket
+directly; whatever the kernel does not take (a slow reader) is buffered and
+written as before, so the order of bytes, the send-buffer limit
+(``rummy_site.daphne_limits``) and every error path stay Twisted's. A streaming
+producer (the HTTP channel a WebSocket grew from) may be registered: Twisted
+pauses it only when bytes wait. A pull producer keeps Twisted's path: it is asked
+for more only when a buffer drains.
 """
 
 from __future__ import annotations

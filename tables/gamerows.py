@@ -38,9 +38,9 @@ def _db() -> Any:
     return connections[DEFAULT_DB_ALIAS]
 
 
-def _fast(db: Any = None) -> bool:
+def _fast(db: Any) -> bool:
     """PostgreSQL: JSON by orjson, server-side binding (see the module's docstring)."""
-    return (db or connection).vendor == "postgresql"
+    return db.vendor == "postgresql"
 
 
 def _json_text(value: Any) -> str | None:
@@ -54,7 +54,7 @@ def _json_text(value: Any) -> str | None:
 
 
 def _placeholder(field: models.Field[Any, Any]) -> str:
-    return "%s::jsonb" if _fast() and isinstance(field, models.JSONField) else "%s"
+    return "%s::jsonb" if _fast(connection) and isinstance(field, models.JSONField) else "%s"
 
 
 def _prep(field: models.Field[Any, Any], value: Any, db: Any) -> Any:
