@@ -84,7 +84,16 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Pool Rummy <no-reply@
 BOT_THINK_MS = (_int("BOT_THINK_MIN_MS", 700), _int("BOT_THINK_MAX_MS", 1800))
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 #: Seconds a database connection is kept for reuse (0: a new connection per request / socket call).
+#: Not for PostgreSQL under Daphne: see DB_POOL_SIZE.
 DB_CONN_MAX_AGE = _int("DB_CONN_MAX_AGE", 0)
+#: PostgreSQL: a pool of at most this many connections per process, shared by all its threads
+#: (Django's "pool" option, psycopg_pool); 0: no pool. Under ASGI every HTTP request runs in a
+#: thread of its own, so kept connections (DB_CONN_MAX_AGE) pile up one per request in flight until
+#: the server's max_connections is used up, for every process (Django ticket #33497; the lobby
+#: benchmark did it with 100 open lobbies). A pool bounds them and still saves a connection's setup
+#: per call; a thread waits up to DB_POOL_TIMEOUT seconds for a free connection.
+DB_POOL_SIZE = _int("DB_POOL_SIZE", 0)
+DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
 #: Messages a second one socket may send (bursts of WS_MESSAGE_BURST); past that, errors, then a close (4429).
@@ -102,6 +111,9 @@ RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
 #: so a socket is rebuilt only after RESYNC_BUSY_CHECKS checks behind (not two), lest rebuilds sink it.
 RESYNC_BUSY_LAG = float(os.environ.get("RESYNC_BUSY_LAG", "0.25"))
 RESYNC_BUSY_CHECKS = _int("RESYNC_BUSY_CHECKS", 8)
+#: At most one lobby_update this often to each lobby socket, listing every table changed meanwhile
+#: (tables/lobbyfeed.py): the lobby's traffic does not grow with the number of games ending.
+LOBBY_PUSH_SECONDS = float(os.environ.get("LOBBY_PUSH_SECONDS", "1.0"))
 #: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
 if CHANNEL_LAYER not in ("pubsub", "lists"):
@@ -178,6 +190,14 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue on SQLite's lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+elif DB_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    if DB_CONN_MAX_AGE:
+        raise ImproperlyConfigured("DB_POOL_SIZE replaces DB_CONN_MAX_AGE: set DB_CONN_MAX_AGE=0 with a pool")
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DB_POOL_SIZE),
+        "max_size": DB_POOL_SIZE,
+        "timeout": DB_POOL_TIMEOUT,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # ---------------------------------------------------------------------------

@@ -89,6 +89,10 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.pop("REDIS_URL", None)  # one process: the in-memory channel layer and the embedded worker
+    if env["DATABASE_URL"].startswith(
+        "postgres"
+    ):  # as in production: a connection pool, not kept connections
+        env.update(DB_POOL_SIZE="8", DB_CONN_MAX_AGE="0")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = (ARTIFACTS / "daphne.log").open("w")
     proc = subprocess.Popen(

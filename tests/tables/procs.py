@@ -296,13 +296,13 @@ def start_redis_server(port: int, *, name: str = "redis") -> Proc:
     return proc
 
 
-def start_daphne(redis_url: str, *, name: str = "daphne") -> tuple[Proc, int]:
-    """A Daphne server on a free port; waits until it accepts connections."""
+def start_daphne(redis_url: str, *, name: str = "daphne", **env: str) -> tuple[Proc, int]:
+    """A Daphne server on a free port (``env``: settings of its own); waits until it accepts connections."""
     port = free_port()
     proc = Proc(
         name,
         [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "rummy_site.asgi:application"],
-        child_env(redis_url),
+        child_env(redis_url, **env),
     )
 
     def accepting() -> bool:
