@@ -68,6 +68,10 @@ def error_response(exc: Exception) -> Response:
     return Response(error_payload(exc), status=code)
 
 
+#: A lobby_update lists the tables changed in one LOBBY_PUSH_SECONDS; a page asks for them at once.
+MAX_LOBBY_IDS = 500
+
+
 class LobbyApi(APIView):
     @extend_schema(
         operation_id="lobby_tables",
@@ -77,12 +81,26 @@ class LobbyApi(APIView):
             OpenApiParameter("min_fee", OpenApiTypes.INT, description="paise"),
             OpenApiParameter("max_fee", OpenApiTypes.INT, description="paise"),
             OpenApiParameter("status", OpenApiTypes.STR, enum=["open", "playing"]),
+            OpenApiParameter(
+                "ids",
+                OpenApiTypes.STR,
+                description=f"only these tables: up to {MAX_LOBBY_IDS} ids, comma-separated (a lobby_update's)",
+            ),
         ],
-        responses=LobbyTableSerializer(many=True),
+        responses={200: LobbyTableSerializer(many=True), 400: DetailSerializer},
     )
     def get(self, request: Request) -> Response:
-        """Every table in the lobby, filtered by format, entry fee and status."""
+        """Every table in the lobby, filtered by format, entry fee and status (and ids)."""
         params = request.query_params
+        ids = None
+        if "ids" in params:
+            words = params["ids"].split(",") if params["ids"] else []
+            if len(words) > MAX_LOBBY_IDS or not all(w.isdigit() and len(w) <= 18 for w in words):
+                return Response(
+                    {"detail": f"ids must be up to {MAX_LOBBY_IDS} table ids separated by commas"},
+                    status=400,
+                )
+            ids = [int(w) for w in words]
 
         def as_int(name: str) -> int | None:
             raw = params.get(name)
@@ -94,6 +112,7 @@ class LobbyApi(APIView):
             max_fee=as_int("max_fee"),
             status=params.get("status") or None,
             user=request.user,
+            ids=ids,
         )
         return Response(LobbyTableSerializer(rows, many=True).data)
 

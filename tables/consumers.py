@@ -26,7 +26,7 @@ from django.db import DatabaseError
 
 from game_engine.errors import RummyError
 from game_engine.melds import verdict
-from tables import notify, protocol, reminders, resync, selectors, services, sockets
+from tables import lobbyfeed, notify, protocol, reminders, resync, selectors, services, sockets
 from tables.dbretry import once_more_on_dropped_connection
 from tables.errors import NoGameRunning, TableError, error_payload
 from tables.models import PoolGame, Table
@@ -34,7 +34,7 @@ from tables.notify import table_group
 from wallet.errors import WalletError
 
 logger = logging.getLogger(__name__)
-LOBBY_GROUP = "lobby"
+LOBBY_GROUP = lobbyfeed.LOBBY_GROUP
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNKNOWN_TABLE = 4404
 _db_pool: ThreadPoolExecutor | None = None
@@ -181,25 +181,22 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
 
 class LobbyConsumer(_Consumer):
-    """Pushes lobby changes (seats taken, games started) to logged-in players."""
+    """Pushes lobby changes (seats taken, games started) to logged-in players, gathered per process."""
 
     async def connect(self) -> None:
         if not await self.admit():
             return
-        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await lobbyfeed.join(self)  # at most one lobby_update a LOBBY_PUSH_SECONDS (tables.lobbyfeed)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        lobbyfeed.leave(self)
 
     async def receive_message(self, content: dict[str, Any]) -> None:
         if content.get("type") == "ping":
             await self.send_json({"type": "pong"})
         else:
             await self.send_error("bad_message", "the lobby socket takes only ping")
-
-    async def lobby_update(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "lobby_update", "tables": event.get("tables", [])})
 
 
 class TableConsumer(_Consumer):

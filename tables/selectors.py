@@ -24,15 +24,19 @@ def lobby_tables(
     max_fee: int | None = None,
     status: str | None = None,
     user: User | None = None,
+    ids: list[int] | None = None,
 ) -> list[dict[str, Any]]:
     """Every active table with its format, stakes, prize pool, clocks, seats taken and status.
 
     Private practice tables (``Table.owner``) are left out, except ``user``'s own
-    while a game is open there (to go back to it).
+    while a game is open there (to go back to it). ``ids``: only those tables (the ones a
+    ``lobby_update`` named), so that an open lobby refreshes what changed, not the whole list.
     """
     tables: QuerySet[Table] = Table.objects.filter(settings__active=True, is_open=True).select_related(
         "settings"
     )
+    if ids is not None:
+        tables = tables.filter(pk__in=ids)
     mine = Q(owner=user, games__status__in=_OPEN) if user is not None and user.pk else Q(pk__in=[])
     tables = tables.filter(Q(owner__isnull=True) | mine).distinct()
     if fmt:

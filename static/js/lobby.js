@@ -1,4 +1,7 @@
-// The lobby, live: /ws/lobby/ says which tables changed; the list is reloaded from GET /api/tables/.
+// The lobby, live: /ws/lobby/ says which tables changed, at most once a second, with their rows
+// (tables/lobbyfeed.py); the page puts them in its list. What it cannot take from the message
+// (a filtered list, your own practice table, a closed table) it asks GET /api/tables/?ids= for.
+// The whole list is loaded on opening, after a reconnect and when the filters change.
 // A native ES module on the shared pieces: the socket of socket.js (reconnects with backoff),
 // tiles drawn with the vendored htm+Preact, so a table's name only ever reaches the page as a text node.
 import { html, render } from "../vendor/htm-preact/standalone.module.js";
@@ -55,19 +58,59 @@ function Tiles({ rows, csrf }) {
 }
 
 let first = true;
+let shown = []; // the rows on screen, in the server's order (table id)
+const MAX_IDS = 500; // GET /api/tables/?ids= takes this many (tables/apis.py)
+
+function fetchRows(ids) {
+  const q = params();
+  if (ids) q.set("ids", ids.join(","));
+  return fetch(grid.dataset.api + "?" + q.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.json(); });
+}
+
+function paint(rows, changed) {
+  if (first) { grid.textContent = ""; first = false; } // the server's tiles give way to the live ones
+  shown = rows;
+  render(html`<${Tiles} rows=${rows} csrf=${grid.dataset.csrf || ""} />`, grid);
+  grid.querySelectorAll(".table-tile").forEach((node) => {
+    if (changed && !changed.has(Number(node.dataset.tableId))) return;
+    node.classList.remove("flash");
+    void node.offsetWidth; // restart the animation
+    node.classList.add("flash");
+  });
+}
+
+/** The whole list: on opening, after a reconnect, when the filters change. */
 function reload() {
-  return fetch(grid.dataset.api + "?" + params().toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
-    .then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
-    .then((rows) => {
-      if (first) { grid.textContent = ""; first = false; } // the server's tiles give way to the live ones
-      render(html`<${Tiles} rows=${rows} csrf=${grid.dataset.csrf || ""} />`, grid);
-      grid.querySelectorAll(".table-tile").forEach((node) => {
-        node.classList.remove("flash");
-        void node.offsetWidth; // restart the animation
-        node.classList.add("flash");
-      });
-    })
-    .catch(() => {});
+  return fetchRows(null).then((rows) => paint(rows, null)).catch(() => {});
+}
+
+/** Put ``fresh`` rows in the list in place of the tables ``ids`` names (absent from ``fresh``: gone). */
+function merge(ids, fresh) {
+  const named = new Set(ids);
+  paint(shown.filter((r) => !named.has(r.id)).concat(fresh).sort((a, b) => a.id - b.id), named);
+}
+
+/** Only the tables a lobby_update named: the server answers those that still match the filters. */
+function refresh(ids) {
+  if (first || ids.length > MAX_IDS) return reload();
+  return fetchRows(ids).then((fresh) => merge(ids, fresh)).catch(() => {});
+}
+
+/**
+ * A lobby_update: the rows it carries go in at once when the list is not filtered (the server's
+ * filters decide what a filtered list holds); the tables it names without a row (your own practice
+ * table, a closed table) and everything in a filtered list are asked for.
+ */
+function onUpdate(msg, ask) {
+  let ids = msg.tables || [];
+  if (!first && msg.rows && params().toString() === "") {
+    const rows = msg.rows.filter((r) => ids.includes(r.id));
+    const have = new Set(rows.map((r) => r.id));
+    if (rows.length) merge(Array.from(have), rows);
+    ids = ids.filter((id) => !have.has(id));
+  }
+  if (ids.length) ask(ids);
 }
 
 function start() {
@@ -91,6 +134,7 @@ function start() {
     reload();
   });
   let timer = null;
+  const pending = new Set();
   const socket = new TableSocket("/ws/lobby/", {
     state(kind) {
       live.classList.toggle("on", kind === "open");
@@ -98,10 +142,19 @@ function start() {
       if (kind === "open") reload(); // anything missed while disconnected
     },
     message(msg) {
-      if (msg && msg.type === "lobby_update") {
-        clearTimeout(timer);
-        timer = setTimeout(reload, 150);
-      }
+      // at most one a second from the server (tables/lobbyfeed.py); every open lobby hears it at
+      // the same moment, so each waits a moment of its own before reloading the list
+      if (!msg || msg.type !== "lobby_update") return;
+      onUpdate(msg, (ids) => {
+        ids.forEach((id) => pending.add(id));
+        if (timer !== null) return;
+        timer = setTimeout(() => {
+          timer = null;
+          const asked = Array.from(pending);
+          pending.clear();
+          refresh(asked);
+        }, 100 + Math.random() * 600);
+      });
     },
     fatal(text) {
       live.classList.remove("on");

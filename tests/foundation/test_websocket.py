@@ -47,8 +47,12 @@ async def test_logged_in_player_connects_and_receives_group_messages() -> None:
     communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
     connected, _ = await communicator.connect()
     assert connected
-    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [{"id": 1}]})
-    assert await communicator.receive_json_from(timeout=3) == {"type": "lobby_update", "tables": [{"id": 1}]}
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [1]})
+    assert await communicator.receive_json_from(timeout=3) == {
+        "type": "lobby_update",
+        "tables": [1],
+        "rows": [],
+    }
     await communicator.disconnect()
 
 
@@ -71,10 +75,11 @@ async def test_group_message_arrives_through_the_redis_channel_layer(
         communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
         connected, _ = await communicator.connect()
         assert connected
-        await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [{"id": 7}]})
+        await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [7]})
         assert await communicator.receive_json_from(timeout=5) == {
             "type": "lobby_update",
-            "tables": [{"id": 7}],
+            "tables": [7],
+            "rows": [],
         }
         await communicator.disconnect()
         await layer.flush()

@@ -35,6 +35,33 @@ def test_lobby_lists_tables_with_filters(client: Client) -> None:
     assert client.get("/api/tables/?min_fee=abc").status_code == 200  # bad filters are ignored, not a 500
 
 
+def test_the_lobby_refreshes_only_the_tables_a_lobby_update_named(client: Client) -> None:
+    asha = _login(client, "asha")
+    t101 = make_table("101", fee=1_000, seats=6)
+    t61 = make_table("61", fee=500, seats=2)
+    t201 = make_table("201", fee=500, seats=2)
+    assert [r["id"] for r in client.get(f"/api/tables/?ids={t61.pk},{t201.pk}").json()] == [t61.pk, t201.pk]
+    # the page's filters still apply: a named table that no longer matches is not in the answer
+    assert [r["id"] for r in client.get(f"/api/tables/?ids={t61.pk},{t101.pk}&format=101").json()] == [
+        t101.pk
+    ]
+    assert client.get("/api/tables/?ids=").json() == []
+    assert client.get("/api/tables/?ids=999999").json() == []
+    # another player's own practice table stays out, named or not
+    theirs = services.practice_table_start(user=make_player("ravi"), fmt="101", seats=2)
+    assert client.get(f"/api/tables/?ids={theirs.pk}").json() == []
+    mine = services.practice_table_start(user=asha, fmt="61", seats=2)
+    assert [r["id"] for r in client.get(f"/api/tables/?ids={mine.pk}").json()] == [mine.pk]
+
+
+@pytest.mark.parametrize("ids", ["abc", "1,,2", "-1", "1;2", "1 2", ",".join(["1"] * 501), "9" * 19])
+def test_bad_lobby_ids_are_refused_with_a_reason(client: Client, ids: str) -> None:
+    _login(client, "asha")
+    answer = client.get("/api/tables/", {"ids": ids})
+    assert answer.status_code == 400
+    assert "ids must be up to 500 table ids" in answer.json()["detail"]
+
+
 def test_the_lobby_api_needs_a_login(client: Client) -> None:
     assert client.get("/api/tables/").status_code == 403
 

@@ -77,6 +77,10 @@ def test_every_api_answer_matches_the_schema(client: Client, check: Checker, clo
     rows = check.call("get", "/api/tables/", "/api/tables/", 200)
     assert {r["id"] for r in rows} >= {open_table.pk}
     check.call("get", "/api/tables/?format=101&status=open", "/api/tables/", 200)
+    assert [r["id"] for r in check.call("get", f"/api/tables/?ids={open_table.pk}", "/api/tables/", 200)] == [
+        open_table.pk
+    ]
+    check.call("get", "/api/tables/?ids=1,x", "/api/tables/", 400)
     check.call("get", f"/api/tables/{open_table.pk}/", "/api/tables/{table_id}/", 200)
     check.call("get", f"/api/tables/{deal.game.table_id}/", "/api/tables/{table_id}/", 200)
     check.call("get", "/api/tables/987654/", "/api/tables/{table_id}/", 404)
