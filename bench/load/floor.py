@@ -35,6 +35,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -281,6 +282,7 @@ def main() -> None:
         parts = runner(sockets_part(args, daphne.popen.pid, port))
     finally:
         daphne.stop()
+        shutil.rmtree(logdir, ignore_errors=True)
     txn = transactions(args.transactions, args.state_bytes, rows=args.tables)
     trip, notice = parts["round_trip"], parts["notice"]
     if notice is None:  # the raw server: round trips and transactions only

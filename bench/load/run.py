@@ -41,14 +41,23 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 class Child:
     """A child in its own process group; output to a log file (or a pipe read by a thread)."""
 
-    def __init__(self, name: str, args: list[str], env: dict[str, str], logdir: Path, *, pipe: bool = False):
+    def __init__(
+        self,
+        name: str,
+        args: list[str],
+        env: dict[str, str],
+        logdir: Path,
+        *,
+        pipe: bool = False,
+        cwd: Path = ROOT,
+    ):
         self.name = name
         self.log_path = logdir / f"{name}.log"
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.lines: list[str] = []
         self.popen = subprocess.Popen(
             args,
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdin=subprocess.PIPE if pipe else subprocess.DEVNULL,
             stdout=subprocess.PIPE if pipe else self._log,
@@ -103,6 +112,32 @@ class Child:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
         except OSError:
             return ""
+
+
+def start_daphnes(
+    count: int, env: dict[str, str], logdir: Path, *, tag: str, cwd: Path = ROOT
+) -> tuple[list[Child], list[int]]:
+    """``count`` Daphne processes serving ``cwd``'s site, each on a free port (not waited for)."""
+    ports = [free_port() for _ in range(count)]
+    daphnes = [
+        Child(
+            f"daphne-{tag}-{i}",
+            [str(BIN / "daphne"), "-b", HOST, "-p", str(p), "rummy_site.asgi:application"],
+            env,
+            logdir,
+            cwd=cwd,
+        )
+        for i, p in enumerate(ports)
+    ]
+    return daphnes, ports
+
+
+def wait_for_daphnes(daphnes: list[Child], ports: list[int], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not all(port_open(p) for p in ports):
+        if time.monotonic() > deadline or any(d.popen.poll() is not None for d in daphnes):
+            raise RuntimeError("Daphne did not start:\n" + "\n".join(d.tail() for d in daphnes))
+        time.sleep(0.2)
 
 
 def port_open(port: int) -> bool:
@@ -253,10 +288,8 @@ def setup_django(env: dict[str, str]) -> None:
     django.setup()
 
 
-def create_players_and_tables(
-    *, tables: int, players: int, fee: int, tag: str, turn_seconds: int, pause_seconds: int
-) -> list[dict[str, Any]]:
-    """T tables of one kind, P funded players each, seated through table_join; sessions for all."""
+def session_cookies(users: list[Any]) -> dict[int, str]:
+    """A logged-in Django session for each user, made in one insert: user id -> Cookie header."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
@@ -264,6 +297,27 @@ def create_players_and_tables(
     from django.utils import timezone
     from django.utils.crypto import get_random_string
 
+    store = SessionStore()
+    expire = timezone.now() + timezone.timedelta(days=1)
+    sessions = []
+    cookies = {}
+    for user in users:
+        key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
+        data = {
+            SESSION_KEY: str(user.pk),
+            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+            HASH_SESSION_KEY: user.get_session_auth_hash(),
+        }
+        sessions.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
+        cookies[user.pk] = f"{settings.SESSION_COOKIE_NAME}={key}"
+    Session.objects.bulk_create(sessions)
+    return cookies
+
+
+def create_players_and_tables(
+    *, tables: int, players: int, fee: int, tag: str, turn_seconds: int, pause_seconds: int
+) -> list[dict[str, Any]]:
+    """T tables of one kind, P funded players each, seated through table_join; sessions for all."""
     from accounts.models import User
     from tables.models import Table, TableSettings
     from tables.services import table_join
@@ -291,20 +345,7 @@ def create_players_and_tables(
     )
     for user in users:  # enough chips for many games and rejoins
         grant(user=user, amount=fee * 200, idempotency_key=f"load:{tag}:{user.pk}")
-    store = SessionStore()
-    expire = timezone.now() + timezone.timedelta(days=1)
-    sessions = []
-    cookies = {}
-    for user in users:
-        key = get_random_string(32, "abcdefghijklmnopqrstuvwxyz0123456789")
-        data = {
-            SESSION_KEY: str(user.pk),
-            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
-            HASH_SESSION_KEY: user.get_session_auth_hash(),
-        }
-        sessions.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
-        cookies[user.pk] = f"{settings.SESSION_COOKIE_NAME}={key}"
-    Session.objects.bulk_create(sessions)
+    cookies = session_cookies(users)
     out = []
     for t, table in enumerate(table_rows):
         seated = users[t * players : (t + 1) * players]
@@ -344,16 +385,7 @@ def run_once(
     children: list[Child] = []
     try:
         child_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-        ports = [free_port() for _ in range(daphne_count)]
-        daphnes = [
-            Child(
-                f"daphne-{tables}-{i}",
-                [str(BIN / "daphne"), "-b", HOST, "-p", str(p), "rummy_site.asgi:application"],
-                child_env,
-                logdir,
-            )
-            for i, p in enumerate(ports)
-        ]
+        daphnes, ports = start_daphnes(daphne_count, child_env, logdir, tag=str(tables))
         children += daphnes
         worker = Child(
             f"celery-worker-{tables}",
@@ -407,11 +439,7 @@ def run_once(
         specs = [dict(spec, seats=[dict(seat) for seat in spec["seats"]]) for spec in _made[:tables]]
         setup_s = time.monotonic() - t0
         connections.close_all()  # its backend's statistics are flushed now, not inside the window
-        deadline = time.monotonic() + 60
-        while not all(port_open(p) for p in ports):
-            if time.monotonic() > deadline or any(d.popen.poll() is not None for d in daphnes):
-                raise RuntimeError("Daphne did not start:\n" + "\n".join(d.tail() for d in daphnes))
-            time.sleep(0.2)
+        wait_for_daphnes(daphnes, ports)
         for t, spec in enumerate(specs):  # a table's seats on different Daphnes: cross-process delivery
             for i, seat in enumerate(spec["seats"]):
                 seat["port"] = ports[(t * args.players + i) % len(ports)]
@@ -565,6 +593,7 @@ def run_once(
             k: env[k]
             for k in (
                 "DB_CONN_MAX_AGE",
+                "DB_POOL_SIZE",
                 "WS_DB_THREADS",
                 "NOTIFY_IN_BACKGROUND",
                 "CHANNEL_LAYER",
@@ -641,7 +670,10 @@ def main() -> None:
     )
     parser.add_argument("--redis", default=f"redis://{HOST}:6379", help="Redis server (loopback)")
     parser.add_argument("--redis-db", type=int, default=13)
-    parser.add_argument("--conn-max-age", default="600", help="DB_CONN_MAX_AGE for the servers")
+    parser.add_argument(
+        "--conn-max-age", default="0", help="DB_CONN_MAX_AGE for the servers (with --db-pool 0: 600 before)"
+    )
+    parser.add_argument("--db-pool", default="8", help="DB_POOL_SIZE for the servers (0: no pool)")
     parser.add_argument(
         "--ws-db-threads", default="4", help="WS_DB_THREADS for Daphne (0: one shared thread)"
     )
@@ -697,6 +729,7 @@ def main() -> None:
         "LOG_LEVEL": "WARNING",
     }
     env["DB_CONN_MAX_AGE"] = args.conn_max_age
+    env["DB_POOL_SIZE"] = args.db_pool
     env["WS_DB_THREADS"] = args.ws_db_threads
     env["NOTIFY_IN_BACKGROUND"] = args.notify_in_background
     env["CHANNEL_LAYER"] = args.channel_layer
