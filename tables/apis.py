@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.shortcuts import get_object_or_404
@@ -68,6 +69,11 @@ def error_response(exc: Exception) -> Response:
     return Response(error_payload(exc), status=code)
 
 
+#: A fee filter the lobby takes; anything else (words, "--5", "²", 5,000 digits) is ignored, not a 500.
+FEE_FILTER = re.compile(r"-?[0-9]{1,15}")
+
+TABLE_ID = re.compile(r"[0-9]{1,18}")
+
 #: A lobby_update lists the tables changed in one LOBBY_PUSH_SECONDS; a page asks for them at once.
 MAX_LOBBY_IDS = 500
 
@@ -95,7 +101,7 @@ class LobbyApi(APIView):
         ids = None
         if "ids" in params:
             words = params["ids"].split(",") if params["ids"] else []
-            if len(words) > MAX_LOBBY_IDS or not all(w.isdigit() and len(w) <= 18 for w in words):
+            if len(words) > MAX_LOBBY_IDS or not all(TABLE_ID.fullmatch(w) for w in words):
                 return Response(
                     {"detail": f"ids must be up to {MAX_LOBBY_IDS} table ids separated by commas"},
                     status=400,
@@ -104,7 +110,7 @@ class LobbyApi(APIView):
 
         def as_int(name: str) -> int | None:
             raw = params.get(name)
-            return int(raw) if raw not in (None, "") and str(raw).lstrip("-").isdigit() else None
+            return int(raw) if raw is not None and FEE_FILTER.fullmatch(raw) else None
 
         rows = selectors.lobby_tables(
             fmt=params.get("format") or None,

@@ -15,10 +15,11 @@ players, opens one lobby socket per player, publishes ``--changes`` lobby notice
 (Poisson, random tables) through the site's channel layer for ``--duration`` seconds, and
 acts on each ``lobby_update`` as the page does (``--page``):
 
-- ``rows``: the page since issue 15's lobby feed, its list not filtered: it takes the rows the
-  update carries and asks only for the tables named without one (``GET /api/tables/?ids=``);
-- ``ids``: the same page with a filter on: one request at a time, a random 0.1-0.7 s after an
-  update, for the tables it named (``GET /api/tables/?ids=``);
+- ``rows``: the page since issue 15's lobby feed, filtered or not: it takes the rows the update
+  carries and asks only for the tables named without one (``GET /api/tables/?ids=``);
+- ``ids``: a page that asks for every table named (what the page did with a filter on before it
+  filtered the rows itself): one request at a time, a random 0.1-0.7 s after an update
+  (``GET /api/tables/?ids=``);
 - ``whole``: the page before: 150 ms after the last update, the whole list (``GET /api/tables/``).
 
 It prints one JSON line: frames and requests per lobby per second, the answers' size and

@@ -1,6 +1,6 @@
 // The lobby, live: /ws/lobby/ says which tables changed, at most once a second, with their rows
-// (tables/lobbyfeed.py); the page puts them in its list. What it cannot take from the message
-// (a filtered list, your own practice table, a closed table) it asks GET /api/tables/?ids= for.
+// (tables/lobbyfeed.py); the page puts those that pass its filters in its list. What it cannot take
+// from the message (your own practice table, a closed table) it asks GET /api/tables/?ids= for.
 // The whole list is loaded on opening, after a reconnect and when the filters change.
 // A native ES module on the shared pieces: the socket of socket.js (reconnects with backoff),
 // tiles drawn with the vendored htm+Preact, so a table's name only ever reaches the page as a text node.
@@ -91,23 +91,34 @@ function merge(ids, fresh) {
   paint(shown.filter((r) => !named.has(r.id)).concat(fresh).sort((a, b) => a.id - b.id), named);
 }
 
-/** Only the tables a lobby_update named: the server answers those that still match the filters. */
+/** Only the tables a lobby_update named without a row: the server answers those that match the filters. */
 function refresh(ids) {
   if (first || ids.length > MAX_IDS) return reload();
   return fetchRows(ids).then((fresh) => merge(ids, fresh)).catch(() => {});
 }
 
+/** Whether a lobby row passes the page's filters, by the server's rules (tables/selectors.py lobby_tables). */
+function matches(row, q) {
+  const fee = (k) => (/^-?[0-9]{1,15}$/.test(q.get(k) || "") ? Number(q.get(k)) : null);
+  const low = fee("min_fee"), high = fee("max_fee");
+  return (!q.get("format") || row.format === q.get("format"))
+    && (!q.get("status") || row.status === q.get("status"))
+    && (low === null || row.entry_fee >= low)
+    && (high === null || row.entry_fee <= high);
+}
+
 /**
- * A lobby_update: the rows it carries go in at once when the list is not filtered (the server's
- * filters decide what a filtered list holds); the tables it names without a row (your own practice
- * table, a closed table) and everything in a filtered list are asked for.
+ * A lobby_update: the rows it carries go in at once, those that pass the filters, and a named table
+ * whose row does not pass leaves the list; the tables it names without a row (your own practice
+ * table, a closed table) are asked for.
  */
 function onUpdate(msg, ask) {
   let ids = msg.tables || [];
-  if (!first && msg.rows && params().toString() === "") {
+  if (!first && msg.rows) {
+    const q = params();
     const rows = msg.rows.filter((r) => ids.includes(r.id));
     const have = new Set(rows.map((r) => r.id));
-    if (rows.length) merge(Array.from(have), rows);
+    if (rows.length) merge(Array.from(have), rows.filter((r) => matches(r, q)));
     ids = ids.filter((id) => !have.has(id));
   }
   if (ids.length) ask(ids);

@@ -54,7 +54,19 @@ def test_the_lobby_refreshes_only_the_tables_a_lobby_update_named(client: Client
     assert [r["id"] for r in client.get(f"/api/tables/?ids={mine.pk}").json()] == [mine.pk]
 
 
-@pytest.mark.parametrize("ids", ["abc", "1,,2", "-1", "1;2", "1 2", ",".join(["1"] * 501), "9" * 19])
+@pytest.mark.parametrize("fee", ["--5", "²", "9" * 5000, "1e3", " 5", "-"])
+def test_hostile_fee_filters_are_ignored_not_a_server_error(client: Client, fee: str) -> None:
+    _login(client, "asha")
+    table = make_table("101", fee=1_000, seats=6)
+    for name in ("min_fee", "max_fee"):
+        answer = client.get("/api/tables/", {name: fee})
+        assert answer.status_code == 200, (name, fee)
+        assert [r["id"] for r in answer.json()] == [table.pk]
+
+
+@pytest.mark.parametrize(
+    "ids", ["abc", "1,,2", "-1", "1;2", "1 2", ",".join(["1"] * 501), "9" * 19, "²", "1,٣"]
+)
 def test_bad_lobby_ids_are_refused_with_a_reason(client: Client, ids: str) -> None:
     _login(client, "asha")
     answer = client.get("/api/tables/", {"ids": ids})
