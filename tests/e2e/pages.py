@@ -7,6 +7,7 @@ dialog (``alert`` from a player's name would be one): see ``Player.assert_clean`
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -77,6 +78,15 @@ def join_from_lobby(player: Player, table: Table) -> None:
     player.goto("/")
     player.page.click(f".table-tile[data-table-id='{table.pk}'] .join-btn")
     player.page.wait_for_url(f"{player.base}/tables/{table.pk}/")
+
+
+def play_practice_now(page: Any, fmt: str, seats: int) -> int:
+    """The lobby's "Play practice now": format, seats, the button; the id of the table it deals."""
+    page.select_option("#practice-format", fmt)
+    page.select_option("#practice-seats", str(seats))
+    page.click("#practice-start")
+    page.wait_for_url(re.compile(r"/tables/\d+/$"), timeout=20_000)
+    return int(page.url.rstrip("/").rsplit("/", 1)[-1])
 
 
 def make_user(username: str, display_name: str = "") -> User:

@@ -9,7 +9,6 @@ history, deal replay) must show it as text, open no dialog, and carry the CSP.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from accounts.models import User
 from tables import services
 from tables.models import Deal, PoolGame, Table
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
+from tests.e2e.pages import play_practice_now
 from tests.e2e.watch import Watch, watch
 from tests.foundation.test_csp import assert_strict_policy
 
@@ -43,14 +43,6 @@ def sign_up(page: Any, base: str, username: str, display_name: str) -> None:
     page.check("#id_accept_terms")
     page.click("#signup-form button[type=submit]")
     page.wait_for_url(f"{base}/")
-
-
-def play_practice_now(page: Any, fmt: str, seats: int) -> int:
-    page.select_option("#practice-format", fmt)
-    page.select_option("#practice-seats", str(seats))
-    page.click("#practice-start")
-    page.wait_for_url(re.compile(r"/tables/\d+/$"), timeout=TIMEOUT)
-    return int(page.url.rstrip("/").rsplit("/", 1)[-1])
 
 
 def in_thread(work: Callable[[], Any]) -> Any:
