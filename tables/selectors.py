@@ -11,7 +11,7 @@ from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import view_for
-from tables.models import Deal, GameEvent, PoolGame, Table
+from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from wallet.money import format_money
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
@@ -40,6 +40,8 @@ def lobby_tables(
     mine = Q(owner=user, games__status__in=_OPEN) if user is not None and user.pk else Q(pk__in=[])
     tables = tables.filter(Q(owner__isnull=True) | mine).distinct()
     if fmt:
+        if fmt not in TableSettings.Format.values:  # matches no table (and "\x00" never reaches SQL)
+            return []
         tables = tables.filter(settings__format=fmt)
     if min_fee is not None:
         tables = tables.filter(settings__entry_fee__gte=min_fee)
