@@ -75,6 +75,20 @@ def _close_connections() -> Iterator[None]:
     connections.close_all()
 
 
+def serving(url: str, proc: subprocess.Popen[Any], timeout: float) -> bool:
+    """Whether the site at ``url`` answers ``/healthz`` within ``timeout`` seconds while ``proc`` runs."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
+                if answer.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 @pytest.fixture
 def live_server_url(transactional_db: None) -> Iterator[str]:
     """Serve the site with Daphne on a free port, against the test database."""
@@ -104,17 +118,8 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"daphne did not start; see {ARTIFACTS / 'daphne.log'}")
-            time.sleep(0.2)
+        if not serving(url, proc, timeout=30):
+            raise RuntimeError(f"daphne did not start; see {ARTIFACTS / 'daphne.log'}")
         yield url
     finally:
         proc.terminate()

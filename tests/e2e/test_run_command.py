@@ -15,14 +15,13 @@ import os
 import signal
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, PHONE
+from tests.e2e.conftest import ARTIFACTS, PHONE, serving
 from tests.e2e.pages import Player, play_practice_now
 from tests.tables.procs import free_port
 
@@ -65,17 +64,9 @@ def run_command(tmp_path: Path) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 300  # it installs first (already there: a few seconds)
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"scripts/run did not serve the site:\n{log_path.read_text()[-3000:]}")
-                time.sleep(0.5)
+            # it installs first (already there: a few seconds)
+            if not serving(url, proc, timeout=300):
+                pytest.fail(f"scripts/run did not serve the site:\n{log_path.read_text()[-3000:]}")
             yield url
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
