@@ -114,6 +114,8 @@ RESYNC_BUSY_CHECKS = _int("RESYNC_BUSY_CHECKS", 8)
 #: At most one lobby_update this often to each lobby socket, listing every table changed meanwhile
 #: (tables/lobbyfeed.py): the lobby's traffic does not grow with the number of games ending.
 LOBBY_PUSH_SECONDS = float(os.environ.get("LOBBY_PUSH_SECONDS", "1.0"))
+#: How often each process joins the lobby group again (tables.lobbyfeed): memberships expire.
+LOBBY_RENEW_SECONDS = float(os.environ.get("LOBBY_RENEW_SECONDS", "30"))
 #: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
 if CHANNEL_LAYER not in ("pubsub", "lists"):

@@ -65,9 +65,11 @@ class _Feed:
             await asyncio.sleep(pause)
             # the layer's own prefix: channels-redis' list layer reads one prefix's channels per process
             channel = await self.layer.new_channel()
+            renew: asyncio.Task[None] | None = None
             try:
                 await self.layer.group_add(LOBBY_GROUP, channel)
                 self.listening.set()
+                renew = self.loop.create_task(self.renew(channel), name="lobby-feed-renew")
                 while True:
                     message = await self.layer.receive(channel)
                     pause = 0.0
@@ -77,8 +79,20 @@ class _Feed:
                 pause = min(max(2 * pause, RETRY_FIRST_SECONDS), RETRY_MAX_SECONDS)
                 logger.warning("the lobby feed lost its channel layer; again in %.1f s", pause, exc_info=True)
             finally:
+                if renew is not None:
+                    renew.cancel()
                 with contextlib.suppress(Exception):
                     await self.layer.group_discard(LOBBY_GROUP, channel)
+
+    async def renew(self, channel: str) -> None:
+        """Join the group again and again: a membership expires (a day, in every layer), and the
+        list layer keeps it in Redis, which forgets it when it restarts."""
+        while True:
+            await asyncio.sleep(settings.LOBBY_RENEW_SECONDS)
+            try:
+                await self.layer.group_add(LOBBY_GROUP, channel)
+            except Exception:  # Redis away: the next round joins again
+                logger.info("the lobby feed could not renew its group membership", exc_info=True)
 
     def note(self, table_ids: list[Any]) -> None:
         self.changed.update(int(t) for t in table_ids if isinstance(t, int))

@@ -177,3 +177,23 @@ async def test_the_feed_listens_again_when_its_channel_layer_fails(monkeypatch: 
         }
     finally:
         feed.listener.cancel()
+
+
+@override_settings(LOBBY_RENEW_SECONDS=0.3)
+async def test_the_feed_keeps_its_group_membership_past_the_layers_expiry() -> None:
+    """Layers forget a group member after ``group_expiry`` (a day by default): the feed joins again."""
+    layer = InMemoryChannelLayer(group_expiry=1)
+    feed = lobbyfeed._Feed(asyncio.get_running_loop(), layer)
+    page = _Page(await sync_to_async(make_player)("patient"))
+    feed.sockets.add(page)
+    try:
+        await asyncio.wait_for(feed.listening.wait(), timeout=3)
+        await asyncio.sleep(2.5)  # past the expiry of the first join
+        await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [4]})
+        assert await asyncio.wait_for(page.got.get(), timeout=3) == {
+            "type": "lobby_update",
+            "tables": [4],
+            "rows": [],
+        }
+    finally:
+        feed.listener.cancel()
