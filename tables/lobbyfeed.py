@@ -55,6 +55,7 @@ class _Feed:
         self.changed: set[int] = set()
         self.last_push = float("-inf")
         self.push: asyncio.TimerHandle | None = None
+        self.publishing: set[asyncio.Task[None]] = set()
         self.listening = asyncio.Event()
         self.listener = loop.create_task(self.listen(), name="lobby-feed")
 
@@ -104,7 +105,9 @@ class _Feed:
         self.push = None
         tables, self.changed = sorted(self.changed), set()
         self.last_push = self.loop.time()
-        self.loop.create_task(self.publish(tables))
+        task = self.loop.create_task(self.publish(tables))
+        self.publishing.add(task)  # held, so that the loop does not drop it half-way
+        task.add_done_callback(self.publishing.discard)
 
     async def publish(self, tables: list[int]) -> None:
         try:
@@ -114,15 +117,14 @@ class _Feed:
             rows, owners = None, {}
         public = [t for t in tables if t not in owners]
         shared = {"type": "lobby_update", "tables": public, "rows": rows}
+        sends = []
         for socket in list(self.sockets):
             own = [t for t, owner in owners.items() if owner == socket.user.pk]
             if own:
-                message = {**shared, "tables": sorted(public + own)}
-            elif not public:
-                continue  # only other players' own practice tables changed
-            else:
-                message = shared
-            self.loop.create_task(_send(socket, message))
+                sends.append(_send(socket, {**shared, "tables": sorted(public + own)}))
+            elif public:  # (nothing when only other players' own practice tables changed)
+                sends.append(_send(socket, shared))
+        await asyncio.gather(*sends)
 
 
 @database_sync_to_async  # type: ignore[misc]
