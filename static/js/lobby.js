@@ -45,7 +45,7 @@ function Tile({ t, csrf }) {
       ${t.status === "open" && !t.private ? html`<form method="post" action=${url + "join/"} class="inline">
           <input type="hidden" name="csrfmiddlewaretoken" value=${csrf} />
           <input type="hidden" name="client_seed" value=${newClientSeed()} />
-          <button type="submit" class="primary join-btn">Join · ${t.entry_fee_display}</button>
+          <button type="submit" class="primary join-btn">Join · ${t.entry_fee ? t.entry_fee_display : "free"}</button>
         </form>` : null}
       <a class="button ghost" href=${url}>${t.private ? "Back to your game" : t.status === "open" ? "View" : "Watch"}</a>
     </footer>

@@ -221,7 +221,8 @@ NAV_CHECK = """
 () => {
   const bar = document.querySelector('.topbar');
   if (!bar || bar.getBoundingClientRect().height === 0) return {shown: false, count: 0, problems: []};
-  const W = window.innerWidth, H = window.innerHeight;
+  // the layout viewport: on a phone window.innerWidth grows to fit a page that is too wide
+  const W = document.documentElement.clientWidth, H = document.documentElement.clientHeight;
   const out = {shown: true, count: 0, problems: [], scroll: document.documentElement.scrollWidth - W};
   for (const el of bar.querySelectorAll('a, button')) {
     const r = el.getBoundingClientRect();

@@ -47,7 +47,7 @@ def site_rows(transactional_db: None) -> dict[str, int]:
     staff.is_staff = staff.is_superuser = True
     staff.set_password(PASSWORD)
     staff.save()
-    return {"deal": deal.pk, "table": table_id, "open_table": running.pk}
+    return {"deal": deal.pk, "game": deal.game_id, "table": table_id, "open_table": running.pk}
 
 
 def _finished_deal() -> tuple[Deal, int]:
@@ -92,6 +92,7 @@ def test_every_page_runs_clean_under_the_policy(
         "profile": "/accounts/profile/",
         "history": "/history/",
         "deal replay": f"/history/deals/{site_rows['deal']}/",
+        "game page": f"/history/games/{site_rows['game']}/",
         "rules": "/rules/",
     }
     for name, path in pages.items():

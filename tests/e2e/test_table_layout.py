@@ -32,7 +32,8 @@ CHECK = """
 () => {
   const sel = ['#closed-deck', '#open-pile', '#finish-slot', '#groups .card', '#actions button',
                '#actions label.toggle', '.hand-tools button', '.tbl-tools button'];
-  const W = window.innerWidth, H = window.innerHeight;
+  // the layout viewport: on a phone window.innerWidth grows to fit a page that is too wide
+  const W = document.documentElement.clientWidth, H = document.documentElement.clientHeight;
   const out = {count: 0, problems: [], scroll: [document.documentElement.scrollWidth - W,
                                                 document.documentElement.scrollHeight - H]};
   for (const s of sel) {
