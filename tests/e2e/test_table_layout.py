@@ -77,7 +77,7 @@ PRIZE_CHECK = """
   const r = pill.getBoundingClientRect();
   if (r.width === 0) return 'the prize pill is not shown';
   if (pill.scrollWidth > pill.clientWidth) return 'the prize pill is cut: ' + pill.scrollWidth + ' > ' + pill.clientWidth;
-  if (r.left < 0 || r.right > window.innerWidth) return 'the prize pill runs off screen';
+  if (r.left < 0 || r.right > document.documentElement.clientWidth) return 'the prize pill runs off screen';
   for (const x of [r.left + 2, r.right - 2]) {
     const hit = document.elementFromPoint(x, r.top + r.height / 2);
     if (!hit || !(hit === pill || pill.contains(hit))) return 'the prize pill is clipped at x=' + x + ' by ' + (hit ? hit.outerHTML.slice(0, 60) : 'nothing');
