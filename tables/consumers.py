@@ -34,7 +34,6 @@ from tables.notify import table_group
 from wallet.errors import WalletError
 
 logger = logging.getLogger(__name__)
-LOBBY_GROUP = lobbyfeed.LOBBY_GROUP
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNKNOWN_TABLE = 4404
 _db_pool: ThreadPoolExecutor | None = None

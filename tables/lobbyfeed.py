@@ -34,9 +34,9 @@ from django.conf import settings
 from tables import selectors
 from tables.apis import LobbyTableSerializer
 from tables.models import Table
+from tables.notify import LOBBY_GROUP
 
 logger = logging.getLogger(__name__)
-LOBBY_GROUP = "lobby"
 RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS = 0.5, 10.0
 
 

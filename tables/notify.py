@@ -98,6 +98,10 @@ def encode_view(view: dict[str, Any]) -> bytes:
     return orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS)
 
 
+#: Every lobby notice goes to this group; each process listens to it once (tables.lobbyfeed).
+LOBBY_GROUP = "lobby"
+
+
 def table_group(table_id: int) -> str:
     return f"table_{table_id}"
 
@@ -161,7 +165,7 @@ def table_changed(
         message["wild_rank"] = views["spectator"].get("wild_rank")  # public; the sockets' evaluate uses it
     batch = [(table_group(table_id), message)]
     if lobby:  # seats or status changed: what the lobby lists
-        batch.append(("lobby", {"type": "lobby.update", "tables": [table_id]}))
+        batch.append((LOBBY_GROUP, {"type": "lobby.update", "tables": [table_id]}))
     if _hand_to_loop(batch):
         return
     try:
@@ -214,4 +218,4 @@ def table_notice(*, table_id: int, notice: dict[str, Any]) -> None:
 
 def lobby_changed(*, table_ids: list[int]) -> None:
     """The lobby's list changed (a table closed, reopened or created)."""
-    _send([("lobby", {"type": "lobby.update", "tables": table_ids})])
+    _send([(LOBBY_GROUP, {"type": "lobby.update", "tables": table_ids})])

@@ -191,6 +191,8 @@ def make_site(tables: int, lobbies: int) -> tuple[list[int], list[str]]:
 async def play(args: argparse.Namespace, ports: list[int], table_ids: list[int], cookies: list[str]) -> dict:
     from channels.layers import get_channel_layer
 
+    from tables.notify import LOBBY_GROUP
+
     stats: dict[str, Any] = {
         "measuring": False,
         "frames": 0,
@@ -228,7 +230,7 @@ async def play(args: argparse.Namespace, ports: list[int], table_ids: list[int],
         next_at += rng.expovariate(args.changes)
         if (delay := next_at - time.monotonic()) > 0:
             await asyncio.sleep(delay)
-        await layer.group_send("lobby", {"type": "lobby.update", "tables": [rng.choice(table_ids)]})
+        await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [rng.choice(table_ids)]})
         changes += 1
     await asyncio.sleep(1.5)  # the last updates and the requests they cause, inside the window
     after = sample()

@@ -7,6 +7,8 @@ seats through the lobby's Join form (an HTTP POST) or leave; the feed is ``table
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -17,8 +19,8 @@ from django.test import Client, override_settings
 
 from accounts.models import User
 from tables import lobbyfeed
-from tables.lobbyfeed import LOBBY_GROUP
 from tables.models import Table
+from tables.notify import LOBBY_GROUP
 from tests.tables.conftest import make_player, make_table
 from tests.tables.test_hostile_socket import open_socket
 
@@ -158,42 +160,44 @@ class _Page:
         await self.got.put(content)
 
 
+@contextlib.asynccontextmanager
+async def feed_with_a_page(layer: InMemoryChannelLayer, name: str) -> AsyncIterator[_Page]:
+    """A feed of its own on ``layer`` with one lobby page (a player's), stopped afterwards."""
+    feed = lobbyfeed._Feed(asyncio.get_running_loop(), layer)
+    page = _Page(await sync_to_async(make_player)(name))
+    feed.sockets.add(page)
+    try:
+        await asyncio.wait_for(feed.listening.wait(), timeout=3)
+        yield page
+    finally:
+        feed.listener.cancel()
+
+
+async def heard(page: _Page, table_id: int) -> bool:
+    return await asyncio.wait_for(page.got.get(), timeout=3) == {
+        "type": "lobby_update",
+        "tables": [table_id],
+        "rows": [],
+    }
+
+
 async def test_the_feed_listens_again_when_its_channel_layer_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lobbyfeed, "RETRY_FIRST_SECONDS", 0.05)
     layer = _LayerAwayOnce()
-    feed = lobbyfeed._Feed(asyncio.get_running_loop(), layer)
-    page = _Page(await sync_to_async(make_player)("steady"))
-    feed.sockets.add(page)
-    try:
+    async with feed_with_a_page(layer, "steady") as page:
         for _ in range(200):  # its first channel failed and was dropped; a second one is in the group
             if layer.failures == 0 and layer.groups.get(LOBBY_GROUP):
                 break
             await asyncio.sleep(0.01)
         await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [9]})
-        assert await asyncio.wait_for(page.got.get(), timeout=3) == {
-            "type": "lobby_update",
-            "tables": [9],
-            "rows": [],
-        }
-    finally:
-        feed.listener.cancel()
+        assert await heard(page, 9)
 
 
 @override_settings(LOBBY_RENEW_SECONDS=0.3)
 async def test_the_feed_keeps_its_group_membership_past_the_layers_expiry() -> None:
     """Layers forget a group member after ``group_expiry`` (a day by default): the feed joins again."""
     layer = InMemoryChannelLayer(group_expiry=1)
-    feed = lobbyfeed._Feed(asyncio.get_running_loop(), layer)
-    page = _Page(await sync_to_async(make_player)("patient"))
-    feed.sockets.add(page)
-    try:
-        await asyncio.wait_for(feed.listening.wait(), timeout=3)
+    async with feed_with_a_page(layer, "patient") as page:
         await asyncio.sleep(2.5)  # past the expiry of the first join
         await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [4]})
-        assert await asyncio.wait_for(page.got.get(), timeout=3) == {
-            "type": "lobby_update",
-            "tables": [4],
-            "rows": [],
-        }
-    finally:
-        feed.listener.cancel()
+        assert await heard(page, 4)
