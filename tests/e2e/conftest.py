@@ -75,6 +75,22 @@ def _close_connections() -> Iterator[None]:
     connections.close_all()
 
 
+SERVER_LOG_LINES = 80
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed browser test's report carries the end of its server's log (CI shows only the report)."""
+    report = yield
+    log = ARTIFACTS / "daphne.log"
+    if report.failed and "live_server_url" in getattr(item, "fixturenames", ()) and log.exists():
+        lines = [line for line in log.read_text(errors="replace").splitlines() if "GET /static/" not in line]
+        report.sections.append(
+            (f"server log, last {SERVER_LOG_LINES} lines", "\n".join(lines[-SERVER_LOG_LINES:]))
+        )
+    return report
+
+
 def serving(url: str, proc: subprocess.Popen[Any], timeout: float) -> bool:
     """Whether the site at ``url`` answers ``/healthz`` within ``timeout`` seconds while ``proc`` runs."""
     deadline = time.monotonic() + timeout

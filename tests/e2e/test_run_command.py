@@ -100,14 +100,12 @@ def test_the_run_command_serves_a_game_a_newcomer_plays_on_a_phone(run_command: 
             page.wait_for_timeout(150)
     view = asha.view()
     assert view is not None and view["phase"] == "playing" and len(asha.hand()) == 13, view
-    # the bots (the in-process worker) played between her turns, each discard reaching her page
-    bot_discards = [
-        e
-        for f in asha.frames
-        for e in f.get("events") or []
-        if e["type"] == "discard" and e["seat"] != view["seat"] and not e["auto"]
-    ]
-    assert len(bot_discards) >= 2 * (played - 1), bot_discards
+    # the bots (the in-process worker) played between her turns, each discard reaching her page;
+    # a bot may have dropped a hopeless hand at its first turn, as a person would
+    events = [e for f in asha.frames for e in f.get("events") or [] if e.get("seat") != view["seat"]]
+    bot_discards = [e for e in events if e["type"] == "discard" and not e["auto"]]
+    bots_playing = 2 - len({e["seat"] for e in events if e["type"] == "drop"})
+    assert len(bot_discards) >= bots_playing * (played - 1) and bots_playing >= 1, events
     asha.shot("scripts-run-phone")
     asha.assert_clean()
     asha.close()
