@@ -470,38 +470,6 @@ def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -
 # ---------------------------------------------------------------------------
 # Settlement: escrow -> house (rake) and winners
 # ---------------------------------------------------------------------------
-def take_rake(*, game_ref: str, amount: int, idempotency_key: str) -> LedgerTransaction:
-    """Move the platform fee from a game's escrow to the house (lower level than ``settle_game``)."""
-    _paise(amount)
-    txn, _ = _transfer(
-        kind=TransactionKind.RAKE,
-        source=escrow_account_for(game_ref),
-        target=house_account(),
-        amount=amount,
-        idempotency_key=idempotency_key,
-        memo=f"Rake from {game_ref}",
-        caused_by=None,
-    )
-    return txn
-
-
-def pay_out(
-    *, game_ref: str, user: User, amount: int, idempotency_key: str, memo: str = ""
-) -> LedgerTransaction:
-    """Pay part of a game's escrow to one player (lower level than ``settle_game``)."""
-    _paise(amount)
-    txn, _ = _transfer(
-        kind=TransactionKind.PAYOUT,
-        source=escrow_account_for(game_ref),
-        target=wallet_account_for(user_id=user.pk),
-        amount=amount,
-        idempotency_key=idempotency_key,
-        memo=memo or f"Prize from {game_ref}",
-        caused_by=None,
-    )
-    return txn
-
-
 def settle_game(
     *, game_ref: str, payouts: Mapping[int, int], rake: int, idempotency_key: str, memo: str = ""
 ) -> LedgerTransaction:

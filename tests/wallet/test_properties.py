@@ -1,4 +1,4 @@
-"""Property: any sequence of grants, fees, refunds, rake, payouts, settlements, adjustments and
+"""Property: any sequence of grants, fees, refunds, settlements (rake and payouts), adjustments and
 replays conserves chips (the ledger sums to zero), keeps every wallet and escrow >= 0, and matches
 a plain-Python model of the balances."""
 
@@ -29,8 +29,6 @@ ops = st.one_of(
     st.tuples(st.just("grant"), user_i, st.integers(1, 100_00)),
     st.tuples(st.just("fee"), user_i, game_i, st.integers(1, 60_00)),
     st.tuples(st.just("refund"), user_i, game_i),
-    st.tuples(st.just("rake"), game_i, pct),
-    st.tuples(st.just("payout"), game_i, user_i, pct),
     st.tuples(st.just("settle"), game_i, pct, st.lists(user_i, min_size=1, max_size=USERS, unique=True)),
     st.tuples(st.just("adjust"), user_i, st.integers(-50_00, 50_00).filter(bool)),
     st.tuples(st.just("replay"), st.integers(0, 1000)),
@@ -113,27 +111,6 @@ def _run(players: list[User], staff: User, steps: list[tuple[Any, ...]]) -> None
                     wallets[u] += owed
                     escrows[g] -= owed
                     paid[u, g] = 0
-            case ("rake", g, p):
-                amount = escrows[g] * p // 100
-                if amount:
-                    attempt(
-                        partial(services.take_rake, game_ref=f"game:{g}", amount=amount, idempotency_key=key),
-                        True,
-                    )
-                    escrows[g] -= amount
-                    house += amount
-            case ("payout", g, u, p):
-                amount = escrows[g] * p // 100 + 1  # sometimes one paisa too many
-                call = partial(
-                    services.pay_out,
-                    game_ref=f"game:{g}",
-                    user=players[u],
-                    amount=amount,
-                    idempotency_key=key,
-                )
-                if attempt(call, escrows[g] >= amount):
-                    escrows[g] -= amount
-                    wallets[u] += amount
             case ("settle", g, p, winners):
                 pot = escrows[g]
                 rake = pot * p // 100

@@ -176,7 +176,7 @@ def test_key_reuse_with_a_different_kind_conflicts(player: User, fund: Fund) -> 
     fund(player, 100_00)
     services.pay_entry(user=player, game_ref="game:7", amount=25_00, idempotency_key="k1")
     with pytest.raises(IdempotencyConflict):
-        services.pay_out(game_ref="game:7", user=player, amount=25_00, idempotency_key="k1")
+        services.refund_entry(user=player, game_ref="game:7", idempotency_key="k1")
 
 
 def test_refund_gives_back_exactly_what_was_paid_including_rejoins(
@@ -278,17 +278,6 @@ def test_settle_refuses_unknown_users_and_negative_amounts(player: User, fund: F
         services.settle_game(game_ref="game:4", payouts={999_999: 10_00}, rake=0, idempotency_key="s")
     with pytest.raises(InvalidAmount):
         services.settle_game(game_ref="game:4", payouts={player.pk: 11_00}, rake=-1_00, idempotency_key="s")
-
-
-def test_take_rake_and_pay_out(player: User, other_player: User, fund: Fund) -> None:
-    _seat([player, other_player], fund, game="game:5", fee=30_00)
-    services.take_rake(game_ref="game:5", amount=6_00, idempotency_key="rake:5")
-    services.pay_out(game_ref="game:5", user=player, amount=54_00, idempotency_key="win:5")
-    assert escrow_balance(game_ref="game:5") == 0
-    assert house_balance() == 6_00
-    assert wallet_balance(user=player) == 54_00
-    with pytest.raises(InsufficientFunds):
-        services.pay_out(game_ref="game:5", user=player, amount=1, idempotency_key="win:5b")
 
 
 # --- staff adjustments -------------------------------------------------------------
