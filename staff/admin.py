@@ -24,10 +24,11 @@ from staff.forms import BulkTablesForm, CancelGameForm, ReasonForm, SuspendForm
 from staff.models import AdjustmentRequest, StaffAction
 from tables.admin import PoolGameAdmin, TableAdmin, TableSettingsAdmin
 from tables.models import PoolGame, Table, TableSettings
-from wallet.admin import ADJUST_PERMISSION, AccountAdmin
+from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS, AccountAdmin
 from wallet.forms import AdjustmentForm
 from wallet.models import Account, AccountKind
 from wallet.money import format_money
+from wallet.selectors import chip_balances
 
 CANCEL = "staff.cancel_game"
 CLOSE = "staff.close_table"
@@ -290,22 +291,38 @@ admin.site.unregister(Account)
 
 @admin.register(Account)
 class StaffAccountAdmin(AccountAdmin):
+    def get_urls(self) -> list[URLPattern]:
+        custom = [
+            path(
+                "<int:account_id>/adjust/",
+                self.admin_site.admin_view(self.adjust_view),
+                name="wallet_account_adjust",
+            )
+        ]
+        return custom + super().get_urls()
+
     def adjust_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
-        """Credit or debit through ``staff.services.adjust_wallet``: the form is kept with the error."""
+        """Credit or debit through ``staff.services.adjust_wallet``: the form is kept with the error.
+
+        Reached from a player's cash account or their bonus account; the form chooses which
+        of the two chips it moves (docs/rules.md §8.6), the account's own kind first.
+        """
         if not self.has_adjust_permission(request):
             raise PermissionDenied
-        account = get_object_or_404(
-            Account.objects.select_related("user"), pk=account_id, kind=AccountKind.WALLET
-        )
-        form = AdjustmentForm(request.POST or None)
+        account = get_object_or_404(Account, pk=account_id, kind__in=ADJUSTABLE_KINDS)
+        player = get_object_or_404(User, pk=account.player_id)
+        initial = {"chips": "bonus" if account.kind == AccountKind.BONUS else "cash"}
+        form = AdjustmentForm(request.POST or None, initial=initial)
         if request.method == "POST" and form.is_valid():
+            bonus = form.cleaned_data["chips"] == "bonus"
             try:
                 done = services.adjust_wallet(
                     staff=request.user,
-                    user=account.user,
+                    user=player,
                     amount=form.cleaned_data["amount"],
                     reason=form.cleaned_data["reason"],
                     key=form.cleaned_data["idempotency_key"],
+                    bonus=bonus,
                 )
             except services.StaffError as exc:
                 form.add_error("amount", str(exc))
@@ -313,28 +330,30 @@ class StaffAccountAdmin(AccountAdmin):
                 if isinstance(done, AdjustmentRequest):
                     self.message_user(
                         request,
-                        f"{format_money(done.amount)} for {account.user} is above "
+                        f"{format_money(done.amount)} for {player} is above "
                         f"{format_money(services.approval_threshold())}: it waits for another staff member's approval.",
                         messages.WARNING,
                     )
                 else:
-                    account.refresh_from_db()
+                    chips = "bonus" if bonus else "cash"
                     self.message_user(
                         request,
-                        f"{account.user} adjusted by {format_money(form.cleaned_data['amount'])}; "
-                        f"balance now {format_money(account.balance)}.",
+                        f"{player}'s {chips} chips adjusted by {format_money(form.cleaned_data['amount'])}; "
+                        f"now {format_money(chip_balances(user=player)[chips])}.",
                         messages.SUCCESS,
                     )
                 return HttpResponseRedirect(reverse("admin:wallet_account_changelist"))
+        balances = chip_balances(user=player)
         return TemplateResponse(
             request,
             "admin/wallet/account/adjust.html",
             _context(
                 self,
                 request,
-                title=f"Credit or debit {account.user}",
-                account=account,
-                balance=format_money(account.balance),
+                title=f"Credit or debit {player}",
+                player=player,
+                cash=format_money(balances["cash"]),
+                bonus=format_money(balances["bonus"]),
                 form=form,
                 threshold=format_money(services.approval_threshold())
                 if services.approval_threshold()
@@ -349,6 +368,7 @@ class AdjustmentRequestAdmin(ReadOnlyAdmin):
         "requested_at",
         "user",
         "amount_display",
+        "bonus",
         "reason",
         "requested_by",
         "status",

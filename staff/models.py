@@ -65,6 +65,7 @@ class AdjustmentRequest(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     amount = models.BigIntegerField(help_text="Paise: positive credits, negative debits.")
+    bonus = models.BooleanField(default=False, help_text="Of the player's bonus chips, not their cash chips.")
     reason = models.CharField(max_length=200)
     idempotency_key = models.CharField(max_length=100, unique=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

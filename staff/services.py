@@ -20,7 +20,7 @@ from wallet import services as wallet
 from wallet.errors import InsufficientFunds, NotStaff, WalletError
 from wallet.models import LedgerTransaction
 from wallet.money import format_money
-from wallet.selectors import wallet_balance
+from wallet.selectors import chip_balances
 
 
 class StaffError(Exception):
@@ -158,19 +158,40 @@ def approval_threshold() -> int:
     return int(settings.ADJUSTMENT_APPROVAL_ABOVE_RUPEES) * 100
 
 
+def _chips(*, user: User, bonus: bool) -> int:
+    return chip_balances(user=user)["bonus" if bonus else "cash"]
+
+
+def _too_much(*, user: User, amount: int, balance: int, bonus: bool) -> StaffError:
+    chips = "bonus chips" if bonus else "balance"
+    return StaffError(
+        f"A debit of {format_money(-amount)} is more than {user.username}'s {chips} of "
+        f"{format_money(balance)}; nothing was changed."
+    )
+
+
 def _apply_adjustment(
-    *, staff: User, user: User, amount: int, reason: str, key: str, approved_by: User | None = None
+    *,
+    staff: User,
+    user: User,
+    amount: int,
+    reason: str,
+    key: str,
+    bonus: bool = False,
+    approved_by: User | None = None,
 ) -> LedgerTransaction:
-    before = wallet_balance(user=user)
+    before = _chips(user=user, bonus=bonus)
     try:
         txn = wallet.adjust(
-            user=user, amount=amount, reason=reason, staff_user=approved_by or staff, idempotency_key=key
+            user=user,
+            amount=amount,
+            reason=reason,
+            staff_user=approved_by or staff,
+            idempotency_key=key,
+            bonus=bonus,
         )
     except InsufficientFunds as exc:
-        raise StaffError(
-            f"A debit of {format_money(-amount)} is more than {user.username}'s balance of "
-            f"{format_money(exc.balance)}; nothing was changed."
-        ) from exc
+        raise _too_much(user=user, amount=amount, balance=exc.balance, bonus=bonus) from exc
     except NotStaff as exc:
         raise StaffError(str(exc)) from exc
     record(
@@ -180,9 +201,10 @@ def _apply_adjustment(
         reason=reason,
         before={"balance": before},
         after={
-            "balance": wallet_balance(user=user),
+            "balance": _chips(user=user, bonus=bonus),
             "amount": amount,
             "transaction": txn.pk,
+            **({"chips": "bonus"} if bonus else {}),
             **({"requested_by": staff.username} if approved_by else {}),
         },
     )
@@ -190,33 +212,38 @@ def _apply_adjustment(
 
 
 def adjust_wallet(
-    *, staff: User, user: User, amount: int, reason: str, key: str
+    *, staff: User, user: User, amount: int, reason: str, key: str, bonus: bool = False
 ) -> LedgerTransaction | AdjustmentRequest:
-    """Credit (> 0) or debit (< 0) a wallet now, or, above the approval threshold, ask for approval."""
+    """Credit (> 0) or debit (< 0) a player's cash chips, or their ``bonus`` chips, now or,
+    above the approval threshold, once another staff member approves."""
     reason = (reason or "").strip()
     if not reason:
         raise StaffError("an adjustment needs a reason")
     threshold = approval_threshold()
     with transaction.atomic():
         if threshold and abs(amount) > threshold:
-            if amount < 0 and wallet_balance(user=user) < -amount:
-                raise StaffError(
-                    f"A debit of {format_money(-amount)} is more than {user.username}'s balance of "
-                    f"{format_money(wallet_balance(user=user))}; nothing was changed."
-                )
+            balance = _chips(user=user, bonus=bonus)
+            if amount < 0 and balance < -amount:
+                raise _too_much(user=user, amount=amount, balance=balance, bonus=bonus)
             request, _ = AdjustmentRequest.objects.get_or_create(
                 idempotency_key=key,
-                defaults={"user": user, "amount": amount, "reason": reason, "requested_by": staff},
+                defaults={
+                    "user": user,
+                    "amount": amount,
+                    "bonus": bonus,
+                    "reason": reason,
+                    "requested_by": staff,
+                },
             )
             record(
                 staff=staff,
                 action="request_adjustment",
                 target=f"user:{user.pk} {user.username}",
                 reason=reason,
-                after={"amount": amount, "request": request.pk},
+                after={"amount": amount, "request": request.pk, **({"chips": "bonus"} if bonus else {})},
             )
             return request
-        return _apply_adjustment(staff=staff, user=user, amount=amount, reason=reason, key=key)
+        return _apply_adjustment(staff=staff, user=user, amount=amount, reason=reason, key=key, bonus=bonus)
 
 
 def decide_adjustment(*, staff: User, request: AdjustmentRequest, approve: bool) -> AdjustmentRequest:
@@ -234,6 +261,7 @@ def decide_adjustment(*, staff: User, request: AdjustmentRequest, approve: bool)
                 amount=request.amount,
                 reason=request.reason,
                 key=request.idempotency_key,
+                bonus=request.bonus,
                 approved_by=staff,
             )
         else:

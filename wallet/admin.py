@@ -1,24 +1,24 @@
-"""Read-only ledger in the admin, plus a staff form that credits or debits a wallet via ``adjust``."""
+"""Read-only ledger in the admin, with a "Credit / debit" link on each player's cash and bonus
+accounts (the form behind it, with its second approval, is ``staff.admin``)."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
-from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts.models import User
 from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
-from wallet.errors import WalletError
-from wallet.forms import AdjustmentForm
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
 from wallet.money import format_money
-from wallet.services import adjust
 
 ADJUST_PERMISSION = "wallet.adjust_balance"
+#: How many players a name search looks at for their bonus accounts.
+SEARCH_PLAYERS = 100
+#: The accounts staff may credit or debit: a player's cash chips and their bonus chips.
+ADJUSTABLE_KINDS = (AccountKind.WALLET, AccountKind.BONUS)
 
 
 class EntryInline(ReadOnlyTabularInline):
@@ -55,13 +55,26 @@ class AccountAdmin(ReadOnlyAdmin):
     list_select_related = ("user",)
     actions = ["credit_or_debit"]
 
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Account], search_term: str
+    ) -> tuple[QuerySet[Account], bool]:
+        """A player's name also finds their bonus account, which has no ``user`` link (only the
+        wallet has that one-to-one link), so a player holding free chips only is found too."""
+        results, duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        if term:
+            players = User.objects.filter(Q(username__icontains=term) | Q(display_name__icontains=term))
+            refs = [f"user:{pk}" for pk in players.values_list("pk", flat=True)[:SEARCH_PLAYERS]]
+            results = results | queryset.filter(kind=AccountKind.BONUS, ref__in=refs)
+        return results, duplicates
+
     @admin.display(description="balance", ordering="balance")
     def balance_display(self, account: Account) -> str:
         return format_money(account.balance)
 
     @admin.display(description="")
     def adjust_link(self, account: Account) -> str:
-        if account.kind != AccountKind.WALLET:
+        if account.kind not in ADJUSTABLE_KINDS:
             return ""
         return format_html(
             '<a href="{}">Credit / debit</a>', reverse("admin:wallet_account_adjust", args=[account.pk])
@@ -74,56 +87,8 @@ class AccountAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Credit or debit this player", permissions=["adjust"])
     def credit_or_debit(self, request: HttpRequest, queryset: QuerySet[Account]) -> HttpResponse | None:
-        wallets = list(queryset.filter(kind=AccountKind.WALLET)[:2])
+        wallets = list(queryset.filter(kind__in=ADJUSTABLE_KINDS)[:2])
         if len(wallets) != 1 or queryset.count() != 1:
-            self.message_user(request, "Select exactly one player wallet.", messages.WARNING)
+            self.message_user(request, "Select exactly one player's cash or bonus account.", messages.WARNING)
             return None
         return HttpResponseRedirect(reverse("admin:wallet_account_adjust", args=[wallets[0].pk]))
-
-    def get_urls(self) -> list[URLPattern]:
-        custom = [
-            path(
-                "<int:account_id>/adjust/",
-                self.admin_site.admin_view(self.adjust_view),
-                name="wallet_account_adjust",
-            )
-        ]
-        return custom + super().get_urls()
-
-    def adjust_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
-        """Staff credit/debit of one wallet; every change goes through ``services.adjust``."""
-        if not self.has_adjust_permission(request):
-            raise PermissionDenied
-        account = get_object_or_404(
-            Account.objects.select_related("user"), pk=account_id, kind=AccountKind.WALLET
-        )
-        form = AdjustmentForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                adjust(
-                    user=account.user,
-                    amount=form.cleaned_data["amount"],
-                    reason=form.cleaned_data["reason"],
-                    staff_user=request.user,
-                    idempotency_key=form.cleaned_data["idempotency_key"],
-                )
-            except WalletError as exc:
-                form.add_error(None, str(exc))
-            else:
-                account.refresh_from_db()
-                self.message_user(
-                    request,
-                    f"{account.user} adjusted by {format_money(form.cleaned_data['amount'])}; "
-                    f"balance now {format_money(account.balance)}.",
-                    messages.SUCCESS,
-                )
-                return HttpResponseRedirect(reverse("admin:wallet_account_changelist"))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": f"Credit or debit {account.user}",
-            "account": account,
-            "balance": format_money(account.balance),
-            "form": form,
-        }
-        return TemplateResponse(request, "admin/wallet/account/adjust.html", context)

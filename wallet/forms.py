@@ -1,4 +1,4 @@
-"""Staff form for crediting or debiting a wallet through ``services.adjust``."""
+"""Staff form for crediting or debiting a player's cash or bonus chips through ``services.adjust``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,14 @@ class AdjustmentForm(forms.Form):
         max_digits=14,
         decimal_places=2,
         help_text="Rupees, e.g. 50 or -12.50: positive credits the player, negative debits them.",
+    )
+    chips = forms.ChoiceField(
+        label="Chips",
+        choices=[("cash", "Cash chips"), ("bonus", "Bonus chips")],
+        initial="cash",
+        required=False,
+        widget=forms.RadioSelect,
+        help_text="Bonus chips are the free ones (sign-up and daily); they pay entry fees only.",
     )
     reason = forms.CharField(max_length=200, help_text="Required; recorded as the transaction memo.")
     #: Generated when the form is shown, so a double submit cannot adjust twice.
@@ -31,6 +39,9 @@ class AdjustmentForm(forms.Form):
         if paise == 0:
             raise forms.ValidationError("The amount must not be zero.")
         return paise
+
+    def clean_chips(self) -> str:
+        return self.cleaned_data.get("chips") or "cash"
 
     def clean_reason(self) -> str:
         reason = self.cleaned_data["reason"].strip()

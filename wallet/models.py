@@ -82,6 +82,14 @@ class Account(models.Model):
         """Stable name used in fingerprints and messages."""
         return f"{self.kind}:{self.ref}"
 
+    @property
+    def player_id(self) -> int | None:
+        """The player whose cash or bonus chips this holds (a bonus account has no ``user`` link:
+        that one-to-one link is the wallet's)."""
+        if self.kind not in (AccountKind.WALLET, AccountKind.BONUS):
+            return None
+        return int(self.ref.removeprefix("user:"))
+
 
 class TransactionKind(models.TextChoices):
     SIGNUP_BONUS = "signup_bonus", "Sign-up bonus"

@@ -593,9 +593,17 @@ def prize_sources(
 # Staff adjustments: issuance <-> wallet, with a reason
 # ---------------------------------------------------------------------------
 def adjust(
-    *, user: User, amount: int, reason: str, staff_user: User, idempotency_key: str
+    *,
+    user: User,
+    amount: int,
+    reason: str,
+    staff_user: User,
+    idempotency_key: str,
+    bonus: bool = False,
 ) -> LedgerTransaction:
-    """Staff credit (amount > 0) or debit (amount < 0) of a player's wallet; the reason is the memo.
+    """Staff credit (amount > 0) or debit (amount < 0) of a player's cash chips, or of their
+    ``bonus`` chips (docs/rules.md §8.6: free chips farmed or granted by mistake are taken
+    back where they are); the reason is the memo.
 
     Raises ``NotStaff``, ``ReasonRequired``, ``InvalidAmount``, ``InsufficientFunds``.
     """
@@ -609,7 +617,7 @@ def adjust(
     txn, _ = _transfer(
         kind=TransactionKind.ADJUSTMENT,
         source=issuance_account(),
-        target=wallet_account_for(user_id=user.pk),
+        target=bonus_account_for(user_id=user.pk) if bonus else wallet_account_for(user_id=user.pk),
         amount=amount,
         idempotency_key=idempotency_key,
         memo=f"{reason} (by {staff_user.get_username()})",

@@ -301,6 +301,67 @@ def test_adjustment_keeps_the_form_on_overdraft_and_needs_a_second_approval_abov
     assert check_ledger() == []
 
 
+def test_staff_take_back_bonus_chips_and_leave_the_cash_alone(
+    administrator: User, client_for: ClientFor, settings: object
+) -> None:
+    """A farmed sign-up bonus is debited where it is (docs/rules.md §8.6): before, staff could
+    only debit cash chips, which a farming account does not have."""
+    settings.ADJUSTMENT_APPROVAL_ABOVE_RUPEES = 500  # type: ignore[attr-defined]
+    farmer = _sign_up("farmer1")  # 1,000 bonus chips, no cash
+    client = client_for(administrator)
+    # staff look the player up by name, as they would: their bonus account is the row there is
+    listing = client.get(reverse("admin:wallet_account_changelist"), {"q": "farmer1"}).content.decode()
+    bonus = Account.objects.get(kind=AccountKind.BONUS, ref=f"user:{farmer.pk}")
+    url = reverse("admin:wallet_account_adjust", args=[bonus.pk])
+    assert url in listing and "1 account" in listing
+    form = client.get(url)
+    page = form.content.decode()
+    assert 'id="cash-balance">₹0.00<' in page and 'id="bonus-balance">₹1000.00<' in page
+    key = form.context["form"].initial["idempotency_key"]
+
+    def post(amount: str, key: str, chips: str = "bonus", to: str = url) -> str:
+        data = {"amount": amount, "reason": "farming", "idempotency_key": key, "chips": chips}
+        return client.post(to, data).content.decode()
+
+    assert "is more than farmer1&#x27;s balance of ₹0.00" in post("-1000", key, chips="cash")
+    assert "is more than farmer1&#x27;s bonus chips of ₹1000.00" in post("-1200", key)
+    assert chip_balances(user=farmer) == {"cash": 0, "bonus": 1_000_00, "total": 1_000_00}
+    # ₹400 now; the other ₹600 is above the threshold and waits for a second administrator
+    post("-400", key)
+    assert chip_balances(user=farmer) == {"cash": 0, "bonus": 600_00, "total": 600_00}
+    entry = StaffAction.objects.get(action="adjust_wallet")
+    assert entry.before == {"balance": 1_000_00} and entry.after == {
+        "balance": 600_00,
+        "amount": -400_00,
+        "transaction": entry.after["transaction"],
+        "chips": "bonus",
+    }
+    # the form opened from the bonus account has bonus chips chosen
+    second_form = client.get(url)
+    assert second_form.context["form"]["chips"].value() == "bonus"
+    post("-600", second_form.context["form"].initial["idempotency_key"])
+    request = AdjustmentRequest.objects.get()
+    assert request.bonus and chip_balances(user=farmer)["bonus"] == 600_00
+    second = make_staff("second", "Administrator")
+    client_for(second).post(
+        reverse("admin:staff_adjustmentrequest_changelist"),
+        {"action": "approve", "_selected_action": [request.pk]},
+    )
+    assert chip_balances(user=farmer) == {"cash": 0, "bonus": 0, "total": 0}
+    # from the cash account's row the form moves cash chips, as before; the house has no form
+    cash_url = reverse("admin:wallet_account_adjust", args=[wallet_account_for(user_id=farmer.pk).pk])
+    cash_form = client.get(cash_url).context["form"]
+    assert cash_form["chips"].value() == "cash"
+    client.post(
+        cash_url,
+        {"amount": "5", "reason": "apology", "idempotency_key": cash_form.initial["idempotency_key"]},
+    )
+    assert chip_balances(user=farmer) == {"cash": 5_00, "bonus": 0, "total": 5_00}
+    house = Account.objects.get(kind=AccountKind.ISSUANCE)
+    assert client.get(reverse("admin:wallet_account_adjust", args=[house.pk])).status_code == 404
+    assert check_ledger() == []
+
+
 def test_a_support_agent_without_the_wallet_permission_cannot_adjust(
     support: User, administrator: User, client_for: ClientFor
 ) -> None:
