@@ -103,8 +103,10 @@ WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)
 WS_MAX_SEND_BUFFER = _int("WS_MAX_SEND_BUFFER", 1024 * 1024)
 #: Daphne writes a frame to its socket at once when nothing waits before it (rummy_site/twisted_writes.py).
 WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
-#: Sockets one user may hold open on one Daphne process.
+#: Sockets one user may hold open: across every process with REDIS_URL (tables/socket_registry.py), else on this one.
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
+#: Seconds a socket stays counted in Redis (tables.socket_registry) unless its process renews it.
+WS_REGISTRY_TTL_SECONDS = _int("WS_REGISTRY_TTL_SECONDS", 90)
 #: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).
 RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
 #: A process whose resync check wakes this many seconds late is busy: its notices are late, not lost,

@@ -121,14 +121,23 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def encode_json(cls, content: Any) -> str:
         return _encode_json(content)
 
+    async def refuse(self, code: int) -> None:
+        """Accept, then close with ``code``: a browser sees a close code only after an accept.
+
+        Closed before it, the handshake fails with a 403 and the page sees 1006, so it could
+        only retry; told 4401, 4404 or 4429 it says why (static/js/socket.js).
+        """
+        await self.accept()
+        await self.close(code=code)
+
     async def admit(self) -> bool:
-        """Authenticate and register the socket; closes it and returns ``False`` if it may not open."""
+        """Authenticate and register the socket; refuses it and returns ``False`` if it may not open."""
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.refuse(CLOSE_UNAUTHENTICATED)
             return False
-        if not sockets.claim_socket(user.pk, self):
-            await self.close(code=sockets.CLOSE_TOO_MANY)
+        if not await sockets.claim_socket(user.pk, self):
+            await self.refuse(sockets.CLOSE_TOO_MANY)
             return False
         self.user, self._claimed = user, True
         self.rate = sockets.MessageRate(settings.WS_MESSAGES_PER_SECOND, settings.WS_MESSAGE_BURST)
@@ -142,7 +151,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         if self._claimed:
             self._claimed = False
-            sockets.release_socket(self.user.pk, self)
+            await sockets.release_socket(self.user.pk, self)
         for group in self._groups:
             await self.channel_layer.group_discard(group, self.channel_name)
         await super().websocket_disconnect(message)
@@ -220,7 +229,7 @@ class TableConsumer(_Consumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         notify.bind_loop()
         if not await _db(Table.objects.filter(pk=self.table_id).exists)():
-            await self.close(code=CLOSE_UNKNOWN_TABLE)
+            await self.refuse(CLOSE_UNKNOWN_TABLE)
             return
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)

@@ -18,6 +18,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from tables import socket_registry
+
 logger = logging.getLogger(__name__)
 
 #: Close codes (docs/protocol.md): the user is signed out, or the socket sent or held too much.
@@ -63,24 +65,39 @@ def close_session_sockets(session_key: str, *, reason: str = "signed_out") -> No
     _close_group(session_group(session_key), reason)
 
 
-def claim_socket(user_id: int, consumer: Any) -> bool:
+async def claim_socket(user_id: int, consumer: Any) -> bool:
     """Count ``consumer`` as one of ``user_id``'s sockets; ``False`` (and not counted) past the cap.
 
-    The cap holds per process: with several Daphnes a user may hold that many on each.
+    The cap holds in this process and, with Redis, across every process (``tables.socket_registry``).
     """
     held = _open.setdefault(user_id, weakref.WeakSet())
     if len(held) >= settings.WS_MAX_SOCKETS_PER_USER:
         return False
-    held.add(consumer)
+    held.add(consumer)  # before the await: this process's other connects see it at once
+    if not await socket_registry.claim(user_id, consumer, _held_ids):
+        _discard(user_id, consumer)
+        return False
     return True
 
 
-def release_socket(user_id: int, consumer: Any) -> None:
+async def release_socket(user_id: int, consumer: Any) -> None:
+    _discard(user_id, consumer)
+    await socket_registry.release(user_id, consumer)
+
+
+def _discard(user_id: int, consumer: Any) -> None:
     held = _open.get(user_id)
     if held is not None:
         held.discard(consumer)
         if not held:
             del _open[user_id]
+
+
+def _held_ids() -> dict[int, list[str]]:
+    """This process's live sockets by user, as the registry names them."""
+    return {
+        user_id: [socket_registry.socket_id(c) for c in held] for user_id, held in list(_open.items()) if held
+    }
 
 
 class MessageRate:
@@ -114,5 +131,9 @@ class MessageRate:
 
 
 def connected_users() -> int:
-    """Users holding at least one socket on this server process (the dashboard's "connected now")."""
+    """Users holding at least one socket, on any server process (the dashboard's "connected now")."""
+    return socket_registry.connected_users(_connected_here)
+
+
+def _connected_here() -> int:
     return sum(1 for held in _open.values() if len(held))

@@ -147,9 +147,9 @@ function start() {
   let timer = null;
   const pending = new Set();
   const socket = new TableSocket("/ws/lobby/", {
-    state(kind) {
+    state(kind, detail) {
       live.classList.toggle("on", kind === "open");
-      live.title = kind === "open" ? "Live updates on" : "Reconnecting…";
+      live.title = kind === "open" ? "Live updates on" : detail || "Reconnecting…";
       if (kind === "open") reload(); // anything missed while disconnected
     },
     message(msg) {

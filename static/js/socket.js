@@ -42,15 +42,18 @@ export class TableSocket {
       this.ws = null;
       if (ev.code === 4401) { this.closedForGood = true; this.h.fatal("Your session has ended. Please log in again."); return; }
       if (ev.code === 4404) { this.closedForGood = true; this.h.fatal("This table does not exist any more."); return; }
+      // the account holds too many sockets (other tabs, other devices), or this page flooded
+      if (ev.code === 4429) { this.attempts = Math.max(this.attempts, 4); this.retry("Too many pages of your account are open: close one"); return; }
       this.retry();
     };
   }
 
-  retry() {
+  retry(why) {
     if (this.closedForGood) return;
     const delay = Math.min(15000, 500 * Math.pow(2, this.attempts)) * (0.8 + Math.random() * 0.4);
     this.attempts += 1;
-    this.h.state("closed", "Reconnecting… (try " + this.attempts + ", in " + Math.round(delay / 100) / 10 + "s)");
+    const when = "(try " + this.attempts + ", in " + Math.round(delay / 100) / 10 + "s)";
+    this.h.state("closed", (why ? why + ". Reconnecting… " : "Reconnecting… ") + when);
     this.timer = setTimeout(() => this.connect(), delay);
   }
 

@@ -59,8 +59,8 @@ def flush_redis(url: str) -> None:
 #: Redis databases the tests may claim: not 0 (the default REDIS_URL) nor 13 (the load bench's).
 CLAIMABLE_REDIS_DBS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15)
 _CLAIM_KEY = "rummy-tests:claimed-by"
-#: Keys that Celery (kombu's Redis transport, beat) and channels-redis write.
-_OUR_KEYS = ("_kombu.", "celery", "unacked", "asgi", "rummy-tests:")
+#: Keys that Celery (kombu's Redis transport, beat), channels-redis and tables.socket_registry write.
+_OUR_KEYS = ("_kombu.", "celery", "unacked", "asgi", "rummy-tests:", "rummy:ws:")
 
 
 @contextlib.contextmanager

@@ -1,0 +1,166 @@
+"""One player's socket cap and the dashboard's "connected now" hold across server processes.
+
+Before, each Daphne counted its own sockets: behind a balancer a client could open
+``WS_MAX_SOCKETS_PER_USER`` sockets on every process, and the staff dashboard counted the
+players of whichever process drew the page. Here two real Daphnes share a Redis of the
+test's own, and a hostile client opens sockets on both, as it would through a balancer.
+Then one Daphne is killed with its sockets open: they stop counting once their expiry
+passes, since nobody renews them.
+
+With Redis unreachable the registry lets the process's own cap decide: no socket is
+refused for the outage (on Redis the channel layer cannot open one then either; the
+registry may sit on another Redis, or answer slowly).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.typing import Origin
+
+from tests.helpers import session_cookie
+from tests.staff.conftest import make_staff
+from tests.tables.conftest import make_player
+from tests.tables.procs import Proc, free_port, point_celery_at, start_daphne, start_redis_server
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
+
+CAP = 3
+TTL = 3  # seconds a socket stays counted without its process renewing it
+
+
+@pytest.fixture
+def redis_port(require_postgres: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    port = free_port()
+    point_celery_at(f"redis://127.0.0.1:{port}/0", monkeypatch)
+    yield port
+
+
+async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/") -> ClientConnection:
+    return await connect(
+        f"ws://127.0.0.1:{port}{path}",
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        additional_headers={"Cookie": cookie},
+        proxy=None,
+        open_timeout=10,
+    )
+
+
+async def refused(port: int, cookie: str) -> bool:
+    """Whether a new socket is refused: Daphne answers a close before the accept with a 403,
+    a close after it carries 4429 (the cap, docs/protocol.md). One that opens is closed here."""
+    try:
+        ws = await open_socket(port, cookie)
+    except InvalidStatus as answer:
+        assert answer.response.status_code == 403, answer
+        return True
+    try:
+        while True:
+            await asyncio.wait_for(ws.recv(), timeout=1.0)
+    except ConnectionClosed as closed:
+        assert closed.rcvd is not None and closed.rcvd.code == 4429, closed
+        return True
+    except TimeoutError:
+        await ws.close()
+        return False
+
+
+def connected_on_dashboard(port: int, cookie: str) -> int:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/admin/dashboard/", headers={"Cookie": cookie})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        page = answer.read().decode()
+    found = re.search(r'id="players-connected">(\d+) connected now<', page)
+    assert found, page[:2000]
+    return int(found.group(1))
+
+
+def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_sockets_expire(
+    redis_port: int,
+) -> None:
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    procs: dict[str, Proc] = {"redis": start_redis_server(redis_port)}
+    knobs = {"WS_MAX_SOCKETS_PER_USER": str(CAP), "WS_REGISTRY_TTL_SECONDS": str(TTL)}
+    try:
+        procs["a"], port_a = start_daphne(redis_url, name="daphne-a", **knobs)
+        procs["b"], port_b = start_daphne(redis_url, name="daphne-b", **knobs)
+        mallory = session_cookie(make_player("mallory"))
+        asha = session_cookie(make_player("asha"))
+        staff = session_cookie(make_staff("boss", "Administrator"))
+        log: list[str] = []
+
+        async def attack() -> None:
+            # two sockets on A and one on B: the cap is reached across the two servers
+            held = [await open_socket(port_a, mallory), await open_socket(port_a, mallory)]
+            held.append(await open_socket(port_b, mallory))
+            asha_page = await open_socket(port_b, asha)
+            for port in (port_b, port_a):
+                assert await refused(port, mallory), f"a socket past the cap opened on :{port}"
+            dashboard = await asyncio.to_thread(connected_on_dashboard, port_b, staff)
+            assert dashboard == 2, dashboard  # Mallory (on A and B) and Asha, once each
+            # one closes on A: one more may open, on B
+            await held.pop(0).close()
+            await asyncio.sleep(0.3)
+            assert not await refused(port_b, mallory)
+            log.append("one closed, one more opened")
+            # A dies holding two of her three sockets: they count until their expiry passes
+            held.append(await open_socket(port_a, mallory))
+            procs["a"].kill()
+            assert await refused(port_b, mallory), "the dead server's sockets stopped counting at once"
+            await asyncio.sleep(TTL + 0.5)
+            assert not await refused(port_b, mallory), "a dead server's sockets still count"
+            log.append("the dead server's sockets expired")
+            # the sockets that live on B are renewed: they still count, long after their first expiry
+            held += [await open_socket(port_b, mallory), await open_socket(port_b, mallory)]
+            await asyncio.sleep(TTL * 2)
+            assert await refused(port_b, mallory)
+            assert await asyncio.to_thread(connected_on_dashboard, port_b, staff) == 2
+            for ws in (*held, asha_page):
+                await ws.close()
+
+        asyncio.run(attack())
+        assert log == [
+            "one closed, one more opened",
+            "the dead server's sockets expired",
+        ], log
+    except BaseException:
+        for proc in procs.values():
+            print(proc.tail())
+        raise
+    finally:
+        for proc in procs.values():
+            proc.stop()
+
+
+class _Page:
+    """A consumer as the registry sees one (it names each by its own serial)."""
+
+
+@pytest.mark.django_db
+def test_with_redis_unreachable_the_processs_own_cap_decides_and_the_count_is_local(
+    settings: object,
+) -> None:
+    from asgiref.sync import async_to_sync
+
+    from tables import socket_registry, sockets
+
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # type: ignore[attr-defined]  # nobody listens
+    settings.WS_MAX_SOCKETS_PER_USER = 2  # type: ignore[attr-defined]
+    pages = [_Page() for _ in range(3)]
+
+    async def claims() -> list[bool]:
+        return [await sockets.claim_socket(7, page) for page in pages]
+
+    started = time.monotonic()
+    assert async_to_sync(claims)() == [True, True, False]  # the process's cap, without Redis
+    assert time.monotonic() - started < 3 * socket_registry.REGISTRY_TIMEOUT + 1
+    assert sockets.connected_users() == 1  # this process's own count
+    for page in pages[:2]:
+        async_to_sync(sockets.release_socket)(7, page)
+    assert sockets.connected_users() == 0
