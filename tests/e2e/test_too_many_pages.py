@@ -4,6 +4,7 @@ The server refuses a socket past ``WS_MAX_SOCKETS_PER_USER``. It used to close i
 accepting it: the browser then sees a failed handshake (1006), never the 4429, and the page
 said only "Reconnecting…", again and again. Now the socket is accepted and closed with 4429,
 and the page says why and how to fix it; when the player closes another tab, it reconnects.
+The same goes for a session that ended while the page was away: the page says so.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ def test_a_page_past_the_socket_cap_says_why_and_reconnects_when_a_tab_closes(
             timeout=30,
         )
         assert third.locator("#reconnect-banner").count() == 0
+        # her session ends (its cookie is gone): the next reconnect is refused with 4401, which
+        # the page now hears, and it tells her to log in instead of retrying for ever
+        asha.context.clear_cookies()
+        third.evaluate("window.rummyTable.socket.ws.close()")
+        third.wait_for_selector("#reconnect-banner >> text=Your session has ended. Please log in again.")
         assert asha.errors == [], asha.errors
     finally:
         asha.close()
