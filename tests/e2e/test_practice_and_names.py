@@ -50,10 +50,14 @@ def in_thread(work: Callable[[], Any]) -> Any:
     out: dict[str, Any] = {}
 
     def run() -> None:
+        from django.db import connections
+
         try:
             out["value"] = work()
         except BaseException as exc:  # re-raised in the test's thread
             out["error"] = exc
+        finally:  # the thread's own connection, or PostgreSQL cannot drop the test database
+            connections.close_all()
 
     worker = threading.Thread(target=run)
     worker.start()
