@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -319,6 +320,20 @@ def start_daphne(redis_url: str, *, name: str = "daphne", **env: str) -> tuple[P
         proc.stop()
         raise AssertionError(f"Daphne did not start on port {port}\n{tail}")
     return proc, port
+
+
+async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/") -> Any:
+    """A WebSocket to the Daphne on ``port``, as a logged-in browser on that site opens it."""
+    from websockets.asyncio.client import connect
+    from websockets.typing import Origin
+
+    return await connect(
+        f"ws://127.0.0.1:{port}{path}",
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        additional_headers={"Cookie": cookie},
+        proxy=None,
+        open_timeout=10,
+    )
 
 
 def point_celery_at(url: str, monkeypatch: pytest.MonkeyPatch) -> None:

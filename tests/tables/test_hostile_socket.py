@@ -265,7 +265,10 @@ async def test_one_user_may_hold_only_so_many_sockets() -> None:
     extra = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
     connected, _ = await extra.connect()  # accepted, then closed: a browser sees the code only so
     assert connected
-    assert await extra.receive_output(timeout=5) == {"type": "websocket.close", "code": sockets.CLOSE_TOO_MANY}
+    assert await extra.receive_output(timeout=5) == {
+        "type": "websocket.close",
+        "code": sockets.CLOSE_TOO_MANY,
+    }
     await held.pop().disconnect()  # one closes: one more may open
     again = await open_socket(users[0], "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
     for page in (*held, again):

@@ -22,13 +22,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.typing import Origin
 
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
-from tests.tables.procs import Proc, free_port, point_celery_at, start_daphne, start_redis_server
+from tests.tables.procs import (
+    Proc,
+    free_port,
+    open_socket,
+    point_celery_at,
+    start_daphne,
+    start_redis_server,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
 
@@ -81,13 +87,7 @@ def test_an_open_lobby_hears_of_joins_on_another_server_after_redis_restarts(
         log: list[str] = []
 
         async def open_lobby() -> ClientConnection:
-            return await connect(
-                f"ws://127.0.0.1:{lobby_port}/ws/lobby/",
-                origin=Origin(f"http://127.0.0.1:{lobby_port}"),
-                additional_headers={"Cookie": asha},
-                proxy=None,
-                open_timeout=10,
-            )
+            return await open_socket(lobby_port, asha)  # type: ignore[no-any-return]
 
         async def watch() -> None:
             page = await open_lobby()

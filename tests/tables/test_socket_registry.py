@@ -21,14 +21,19 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
-from websockets.typing import Origin
 
 from tests.helpers import session_cookie
 from tests.staff.conftest import make_staff
 from tests.tables.conftest import make_player
-from tests.tables.procs import Proc, free_port, point_celery_at, start_daphne, start_redis_server
+from tests.tables.procs import (
+    Proc,
+    free_port,
+    open_socket,
+    point_celery_at,
+    start_daphne,
+    start_redis_server,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
 
@@ -41,16 +46,6 @@ def redis_port(require_postgres: None, monkeypatch: pytest.MonkeyPatch) -> Itera
     port = free_port()
     point_celery_at(f"redis://127.0.0.1:{port}/0", monkeypatch)
     yield port
-
-
-async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/") -> ClientConnection:
-    return await connect(
-        f"ws://127.0.0.1:{port}{path}",
-        origin=Origin(f"http://127.0.0.1:{port}"),
-        additional_headers={"Cookie": cookie},
-        proxy=None,
-        open_timeout=10,
-    )
 
 
 async def refused(port: int, cookie: str) -> bool:
