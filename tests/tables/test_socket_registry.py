@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
+import redis
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tests.helpers import session_cookie
@@ -31,6 +32,7 @@ from tests.tables.procs import (
     free_port,
     open_socket,
     point_celery_at,
+    private_redis,
     start_daphne,
     start_redis_server,
 )
@@ -159,3 +161,47 @@ def test_with_redis_unreachable_the_processs_own_cap_decides_and_the_count_is_lo
     for page in pages[:2]:
         async_to_sync(sockets.release_socket)(7, page)
     assert sockets.connected_users() == 0
+
+
+@pytest.mark.django_db
+def test_a_renewal_reaches_every_players_sockets_past_one_script_calls_batch(
+    require_redis: str, settings: object
+) -> None:
+    """Renewed in batches of ``RENEW_BATCH`` players (one call for all packed 150 µs a player
+    into this process and could outlast its timeout): every batch must land."""
+    from asgiref.sync import async_to_sync
+
+    from tables import socket_registry, sockets
+
+    with private_redis(require_redis) as url:
+        settings.REDIS_URL = url  # type: ignore[attr-defined]
+        settings.WS_REGISTRY_TTL_SECONDS = 2  # type: ignore[attr-defined]
+        players = 3 * socket_registry.RENEW_BATCH + 7
+        pages = {user_id: [_Page(), _Page()] for user_id in range(1, players + 1)}
+
+        async def open_all() -> None:
+            for user_id, two in pages.items():
+                for page in two:
+                    assert await sockets.claim_socket(user_id, page)
+
+        async def renew() -> None:
+            await socket_registry.renew(sockets._held_ids())
+
+        async def close_all() -> None:
+            for user_id, two in pages.items():
+                for page in two:
+                    await sockets.release_socket(user_id, page)
+
+        async_to_sync(open_all)()
+        try:
+            assert sockets.connected_users() == players
+            time.sleep(1.2)
+            async_to_sync(renew)()
+            time.sleep(1.2)  # past the first expiry: only the renewal keeps them
+            assert sockets.connected_users() == players
+            client = redis.Redis.from_url(url)
+            assert all(client.zcard(socket_registry.user_key(u)) == 2 for u in pages)
+            time.sleep(2.2)  # nobody renews them now (this test runs no renewal task of its own)
+            assert sockets.connected_users() == 0
+        finally:
+            async_to_sync(close_all)()
