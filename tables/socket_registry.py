@@ -73,7 +73,7 @@ end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 return 1
 """
-#: Users renewed by one script call (each holds Redis about 9 µs: bench/socket_registry_bench.py).
+#: Users renewed by one script call (each costs Redis 10 to 20 µs of CPU: bench/socket_registry_bench.py).
 RENEW_BATCH = 500
 #: KEYS: the user's sockets, the online set; ARGV: socket id, now, user id.
 _RELEASE = """
