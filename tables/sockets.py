@@ -136,4 +136,5 @@ def connected_users() -> int:
 
 
 def _connected_here() -> int:
-    return sum(1 for held in _open.values() if len(held))
+    # a copy: the dashboard asks from a worker thread while the event loop changes ``_open``
+    return sum(1 for held in list(_open.values()) if len(held))
