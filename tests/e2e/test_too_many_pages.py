@@ -20,6 +20,8 @@ from tests.tables.conftest import make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
+OPEN = "() => !!window.rummyTable && window.rummyTable.state.conn === 'open'"
+
 
 @pytest.fixture
 def two_sockets_a_player(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,7 +40,8 @@ def test_a_page_past_the_socket_cap_says_why_and_reconnects_when_a_tab_closes(
         asha.page.wait_for_selector("#lobby-live.on")
         second = asha.context.new_page()
         second.goto(f"{live_server_url}/tables/{table.pk}/")  # the table's: two
-        second.wait_for_function("window.rummyTable && window.rummyTable.state.conn === 'open'")
+        # polled from here: wait_for_function evaluates a string in the page, which the site's CSP refuses
+        wait_until(lambda: second.evaluate(OPEN), "the second page's socket to open")
         third = asha.context.new_page()
         third.goto(f"{live_server_url}/tables/{table.pk}/")
         banner = third.locator("#reconnect-banner")
@@ -47,7 +50,7 @@ def test_a_page_past_the_socket_cap_says_why_and_reconnects_when_a_tab_closes(
         third.screenshot(path=str(ARTIFACTS / "too-many-pages.png"))
         asha.page.close()  # she closes the lobby's tab
         wait_until(
-            lambda: third.evaluate("window.rummyTable.state.conn") == "open",
+            lambda: third.evaluate(OPEN),
             "the third page to reconnect",
             timeout=30,
         )
