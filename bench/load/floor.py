@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover - optional, as in client.py
     uvloop = None
 
 import orjson  # noqa: E402
-from websockets.asyncio.client import connect  # noqa: E402
+from client import open_ws  # noqa: E402
 
 BUDGET_CORES = 2
 TARGET_ACTIONS_PER_S = 500  # 1,000 tables, one action every ~2 s
@@ -86,14 +86,7 @@ async def open_sockets(port: int, tables: int, players: int) -> list[list[Any]]:
 
     async def one(table: int, seat: int) -> Any:
         async with sem:
-            return await connect(
-                f"ws://{HOST}:{port}/ws/floor/{table}/{seat}/",
-                compression=None,
-                open_timeout=60,
-                ping_interval=None,
-                close_timeout=2,
-                max_size=2**22,
-            )
+            return await open_ws(port, f"/ws/floor/{table}/{seat}/")
 
     flat = await asyncio.gather(*(one(t, s) for t in range(tables) for s in range(players)))
     return [list(flat[t * players : (t + 1) * players]) for t in range(tables)]

@@ -66,7 +66,7 @@ except ImportError:  # pragma: no cover - optional, as in client.py
     uvloop = None
 
 import orjson  # noqa: E402
-from websockets.asyncio.client import connect  # noqa: E402
+from client import open_ws  # noqa: E402
 
 
 class Http:
@@ -115,15 +115,7 @@ class Lobby:
 
     async def open(self, sem: asyncio.Semaphore) -> None:
         async with sem:
-            self.ws = await connect(
-                f"ws://{HOST}:{self.port}/ws/lobby/",
-                additional_headers={"Cookie": self.cookie},
-                origin=f"http://{HOST}:{self.port}",  # type: ignore[arg-type]
-                compression=None,
-                open_timeout=120,
-                ping_interval=None,
-                close_timeout=2,
-            )
+            self.ws = await open_ws(self.port, "/ws/lobby/", cookie=self.cookie, open_timeout=120)
 
     async def listen(self) -> None:
         with contextlib.suppress(Exception):
