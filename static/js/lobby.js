@@ -154,7 +154,7 @@ function start() {
     },
     message(msg) {
       // at most one a second from the server (tables/lobbyfeed.py); every open lobby hears it at
-      // the same moment, so each waits a moment of its own before reloading the list
+      // the same moment, so each waits a moment of its own before asking for the tables it names
       if (!msg || msg.type !== "lobby_update") return;
       onUpdate(msg, (ids) => {
         ids.forEach((id) => pending.add(id));
