@@ -42,6 +42,8 @@ REGISTRY_TIMEOUT = 1.0
 #: This process, in the socket ids it registers (unique across hosts and restarts).
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
 _serial = itertools.count(1)
+#: What Redis away or slow raises: the process's own cap then decides.
+UNAVAILABLE = (redis.RedisError, OSError, TimeoutError)
 
 #: KEYS: the user's sockets, the online set; ARGV: now, expiry, cap, socket id, user id, ttl.
 _CLAIM = """
@@ -172,7 +174,7 @@ async def claim(user_id: int, consumer: Any, held: Callable[[], dict[int, list[s
             ),
             REGISTRY_TIMEOUT,
         )
-    except (redis.RedisError, OSError, TimeoutError) as exc:
+    except UNAVAILABLE as exc:
         _warn("claim", exc)
         return True
     return bool(allowed)
@@ -188,7 +190,7 @@ async def release(user_id: int, consumer: Any) -> None:
             ),
             REGISTRY_TIMEOUT,
         )
-    except (redis.RedisError, OSError, TimeoutError) as exc:
+    except UNAVAILABLE as exc:
         _warn("release", exc)  # the socket drops out when its expiry passes
 
 
@@ -209,7 +211,7 @@ async def _renew_forever(held: Callable[[], dict[int, list[str]]]) -> None:
         await asyncio.sleep(_ttl() / 3)
         try:
             await renew(held())
-        except (redis.RedisError, OSError, TimeoutError) as exc:
+        except UNAVAILABLE as exc:
             _warn("renewal", exc)
 
 
@@ -236,6 +238,6 @@ def connected_users(local: Callable[[], int]) -> int:
                 ),
             )
         return int(_sync_client[1].zcount(ONLINE, time.time(), "+inf"))
-    except (redis.RedisError, OSError) as exc:
+    except UNAVAILABLE as exc:
         _warn("count", exc)
         return local()
