@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.db import connections
 
-from tests.e2e.conftest import ARTIFACTS, DESKTOP
+from tests.e2e.conftest import ARTIFACTS, PHONE
 from tests.e2e.pages import Player, make_user, wait_until
 from tests.tables.conftest import make_table
 
@@ -33,7 +33,7 @@ def test_a_page_past_the_socket_cap_says_why_and_reconnects_when_a_tab_closes(
     two_sockets_a_player: None, live_server_url: str, browser: Any
 ) -> None:
     table = make_table(seats=2)
-    asha = Player(browser, live_server_url, "Asha", DESKTOP)
+    asha = Player(browser, live_server_url, "Asha", PHONE)
     try:
         asha.log_in(make_user("asha", "Asha"))
         asha.goto("/")  # the lobby's socket: one
