@@ -28,7 +28,10 @@ class Suspension(models.Model):
     """A staff decision that a player may not play, until ``ends_at`` (or until lifted)."""
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="suspensions")
-    reason = models.CharField(max_length=200)
+    reason = models.CharField(max_length=200, help_text="Internal note: staff see it, the player never does.")
+    message = models.CharField(
+        max_length=200, blank=True, help_text="What the player is told when they log in or try to play."
+    )
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField(null=True, blank=True, help_text="Blank: until lifted.")
     created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")

@@ -65,7 +65,8 @@ def block_reason(user: User, *, now: datetime | None = None) -> str | None:
     suspension = active_suspension(user, now=now)
     if suspension is not None:
         until = f"until {when(suspension.ends_at)}" if suspension.ends_at else "until further notice"
-        return f"Your account is suspended {until}: {suspension.reason}"
+        why = suspension.message or "please contact support"
+        return f"Your account is suspended {until}: {why}"
     exclusion = active_exclusion(user, now=now)
     if exclusion is not None:
         return f"You have taken a break from play until {when(exclusion.ends_at)} (self-exclusion)."

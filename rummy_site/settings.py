@@ -73,8 +73,15 @@ CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
 SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
-#: Staff wallet adjustments above this many rupees wait for a second staff member (0: never).
-ADJUSTMENT_APPROVAL_ABOVE_RUPEES = _int("ADJUSTMENT_APPROVAL_ABOVE_RUPEES", 0)
+#: Money controls on staff wallet adjustments (docs/staff.md). An adjustment waits for a second
+#: administrator when it, together with what the same staff member adjusted in the last
+#: ADJUSTMENT_APPROVAL_WINDOW_HOURS, comes to more than ADJUSTMENT_APPROVAL_ABOVE_RUPEES (so splitting
+#: one credit into small ones does not avoid it; 0: every adjustment waits); no single adjustment may
+#: exceed ADJUSTMENT_MAX_RUPEES, nor one staff member's adjustments in 24 hours ADJUSTMENT_DAILY_LIMIT_RUPEES.
+ADJUSTMENT_APPROVAL_ABOVE_RUPEES = _int("ADJUSTMENT_APPROVAL_ABOVE_RUPEES", 1_000)
+ADJUSTMENT_APPROVAL_WINDOW_HOURS = _int("ADJUSTMENT_APPROVAL_WINDOW_HOURS", 24)
+ADJUSTMENT_MAX_RUPEES = _int("ADJUSTMENT_MAX_RUPEES", 50_000)
+ADJUSTMENT_DAILY_LIMIT_RUPEES = _int("ADJUSTMENT_DAILY_LIMIT_RUPEES", 100_000)
 #: Seconds of play between the reminders sent at the table (responsible play: one an hour).
 PLAY_REMINDER_SECONDS = _int("PLAY_REMINDER_SECONDS", 3600)
 #: E-mail (password resets): the console by default; EMAIL_URL (smtp://user:pass@host:587/?tls=True) for SMTP.
@@ -141,6 +148,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "auditlog",
     "accounts",
     "wallet",
     "tables",
@@ -157,6 +165,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # the staff member behind every change made through the admin (staff/audit.py)
+    "staff.audit.StaffAuditMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # last: answers a locked-out log-in (django-axes)
     "axes.middleware.AxesMiddleware",
@@ -231,6 +241,33 @@ PASSWORD_RESET_TIMEOUT = 3 * 3600
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "login"
+
+# ---------------------------------------------------------------------------
+# THE STAFF AUDIT TRAIL (docs/staff.md)
+# ---------------------------------------------------------------------------
+# django-auditlog writes every change staff make through the admin to one append-only table,
+# ``staff.StaffAction``, beside the entries the staff services write themselves. It hooks model
+# signals, so no code path may bulk-update an audited model (staff/audit.py refuses it).
+AUDITLOG_LOGENTRY_MODEL = "staff.StaffAction"
+# auditlog's migrations would create its own log-entry table, unused once swapped for ours (and
+# in the way of test flushes): without migrations, Django creates no table for a swapped model.
+MIGRATION_MODULES = {"auditlog": None}
+AUDITLOG_INCLUDE_TRACKING_MODELS = (
+    {
+        "model": "accounts.User",
+        "exclude_fields": ["last_login"],
+        "mask_fields": ["password"],
+        "m2m_fields": ["groups", "user_permissions"],
+    },
+    {"model": "auth.Group", "m2m_fields": ["permissions"]},
+    "tables.TableSettings",
+    "tables.Table",
+    "axes.AccessAttempt",
+    "axes.AccessLog",
+    "axes.AccessFailureLog",
+)
+AUDITLOG_USE_FK_STRING_REPRESENTATION = True
+AUDITLOG_STORE_JSON_CHANGES = True
 
 # ---------------------------------------------------------------------------
 # INTERNATIONALISATION, STATIC FILES

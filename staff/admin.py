@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin
+from django.contrib.auth.forms import AdminPasswordChangeForm, UserChangeForm, UserCreationForm
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -19,7 +23,7 @@ from accounts import play
 from accounts.admin import PlayerAdmin
 from accounts.models import SelfExclusion, Suspension, User
 from rummy_site.admin_base import ReadOnlyAdmin
-from staff import selectors, services
+from staff import audit, authority, roles, selectors, services
 from staff.forms import BulkTablesForm, CancelGameForm, ReasonForm, SuspendForm
 from staff.models import AdjustmentRequest, StaffAction
 from tables.admin import PoolGameAdmin, TableAdmin, TableSettingsAdmin
@@ -34,6 +38,7 @@ CANCEL = "staff.cancel_game"
 CLOSE = "staff.close_table"
 SUSPEND = "accounts.suspend_player"
 APPROVE = "staff.approve_adjustment"
+VIEW_LIVE = "staff.view_live_hands"
 
 
 def _context(model_admin: admin.ModelAdmin, request: HttpRequest, **extra: Any) -> dict[str, Any]:  # type: ignore[type-arg]
@@ -43,13 +48,87 @@ def _context(model_admin: admin.ModelAdmin, request: HttpRequest, **extra: Any) 
 # ---------------------------------------------------------------------------
 # the audit trail: staff read it, nobody edits it
 # ---------------------------------------------------------------------------
+if admin.site.is_registered(StaffAction):  # django-auditlog's own page for its log-entry model
+    admin.site.unregister(StaffAction)
+
+
 @admin.register(StaffAction)
 class StaffActionAdmin(ReadOnlyAdmin):
-    list_display = ("at", "staff", "action", "target", "reason")
-    list_filter = ("action", "staff")
-    search_fields = ("target", "reason", "staff__username")
-    date_hierarchy = "at"
-    readonly_fields = ("at", "staff", "action", "target", "reason", "before", "after")
+    list_display = ("timestamp", "actor", "verb", "object_repr", "reason", "what_changed")
+    list_filter = ("verb", "action")
+    search_fields = ("object_repr", "reason", "actor__username", "verb")
+    date_hierarchy = "timestamp"
+    list_select_related = ("actor",)
+    fields = (
+        "timestamp",
+        "actor",
+        "verb",
+        "object_repr",
+        "content_type",
+        "object_pk",
+        "reason",
+        "what_changed",
+        "remote_addr",
+        "cid",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="before → after")
+    def what_changed(self, entry: StaffAction) -> str:
+        before, after = entry.before, entry.after
+        keys = [*before, *(k for k in after if k not in before)]
+        return "; ".join(f"{key}: {_shown(before.get(key))} → {_shown(after.get(key))}" for key in keys)
+
+
+def _shown(value: Any) -> str:
+    return "—" if value is None or value == "" else str(value)
+
+
+# ---------------------------------------------------------------------------
+# changes made on an admin page: each asks why, and goes into the audit trail
+# ---------------------------------------------------------------------------
+def with_reason(form: type[forms.BaseForm]) -> type[forms.BaseForm]:
+    """``form`` with the reason field every audited admin change asks for."""
+    field = forms.CharField(
+        label="Reason for this change",
+        max_length=300,
+        help_text="Required; kept in the audit trail (Staff actions) with the change.",
+        widget=forms.TextInput(attrs={"size": 60}),
+    )
+    return type(form.__name__, (form,), {"audit_reason": field})
+
+
+class ReasonedAdminMixin:
+    """A page whose saves are recorded by django-auditlog: it asks a reason and nobody deletes
+    from it (close a table, deactivate a settings row or an account instead)."""
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)  # type: ignore[misc]
+        editable = (
+            self.has_change_permission(request, obj) if obj is not None else self.has_add_permission(request)
+        )  # type: ignore[attr-defined]
+        if editable:
+            return [*fieldsets, ("Why", {"fields": ["audit_reason"]})]
+        return fieldsets
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = kwargs.get("form") or self.form  # type: ignore[attr-defined]
+        if "audit_reason" not in form.declared_fields:
+            kwargs["form"] = with_reason(form)
+        return super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: Any = None,
+    ) -> HttpResponse:
+        with audit.reasoned(request.POST.get("audit_reason", "") if request.method == "POST" else ""):
+            return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc,no-any-return]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 # ---------------------------------------------------------------------------
@@ -60,7 +139,8 @@ admin.site.unregister(PoolGame)
 
 @admin.register(PoolGame)
 class StaffPoolGameAdmin(PoolGameAdmin):
-    """The game page in words and rupees; staff see every hand of a running game."""
+    """The game page in words and rupees. A deal's hands and deck order, while it is played, are
+    shown only on their own page to the role whose job needs them, and each view is recorded."""
 
     list_display = ("id", "table", "status", "players", "started_at", "finished_at")
 
@@ -76,7 +156,12 @@ class StaffPoolGameAdmin(PoolGameAdmin):
                 "<int:game_id>/cancel/",
                 self.admin_site.admin_view(self.cancel_view),
                 name="tables_poolgame_cancel",
-            )
+            ),
+            path(
+                "<int:game_id>/live/",
+                self.admin_site.admin_view(self.live_view),
+                name="tables_poolgame_live",
+            ),
         ] + super().get_urls()
 
     def change_view(
@@ -97,6 +182,7 @@ class StaffPoolGameAdmin(PoolGameAdmin):
                 original=game,
                 page=page,
                 can_cancel=can_cancel,
+                can_view_live=request.user.has_perm(VIEW_LIVE) and page.get("live") is not None,
             ),
         )
 
@@ -128,6 +214,44 @@ class StaffPoolGameAdmin(PoolGameAdmin):
             ),
         )
 
+    def live_view(self, request: HttpRequest, game_id: int) -> HttpResponse:
+        """Every hand and the closed deck of the deal being played: for ``staff.view_live_hands``
+        only, with a reason, and recorded (a refused look is recorded too)."""
+        game = get_object_or_404(PoolGame.objects.select_related("table__settings"), pk=game_id)
+        if not request.user.has_perm(VIEW_LIVE):
+            raise audit.StaffRefused(
+                f"{request.user.username}'s role may not see the hands of a deal being played",
+                verb="view_live_hands",
+                target=game,
+            )
+        reason = (request.GET.get("reason") or "").strip()
+        if not reason:
+            self.message_user(request, "Say why you need to see the hands.", messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:tables_poolgame_change", args=[game.pk]))
+        live = selectors.live_hands(game)
+        if live is not None:
+            audit.record(
+                staff=request.user,
+                action="view_live_hands",
+                target=game,
+                reason=reason,
+                kind=audit.Action.ACCESS,
+                after={"deal": live["deal_no"], "turn": live.get("turn")},
+                label=f"game:{game.pk} {game.table.name}",
+            )
+        return TemplateResponse(
+            request,
+            "admin/staff/live_hands.html",
+            _context(
+                self,
+                request,
+                title=f"Live hands: game {game.pk} at {game.table.name}",
+                original=game,
+                live=live,
+                reason=reason,
+            ),
+        )
+
 
 # ---------------------------------------------------------------------------
 # tables and table settings
@@ -137,7 +261,7 @@ admin.site.unregister(TableSettings)
 
 
 @admin.register(Table)
-class StaffTableAdmin(TableAdmin):
+class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
     list_display = ("name", "settings", "is_open", "created_at")
     list_filter = ("is_open", "settings__format")
     readonly_fields = ("is_open",)
@@ -166,7 +290,7 @@ class StaffTableAdmin(TableAdmin):
 
 
 @admin.register(TableSettings)
-class StaffTableSettingsAdmin(TableSettingsAdmin):
+class StaffTableSettingsAdmin(ReasonedAdminMixin, TableSettingsAdmin):
     actions = ["create_tables"]
 
     def has_close_permission(self, request: HttpRequest) -> bool:
@@ -202,16 +326,104 @@ class StaffTableSettingsAdmin(TableSettingsAdmin):
 # players: suspension, self-exclusion shown
 # ---------------------------------------------------------------------------
 admin.site.unregister(User)
+admin.site.unregister(Group)
+
+#: What a staff member who is not a superuser sees of an account: no roles, permissions or password.
+PLAYER_FIELDSETS = (
+    (None, {"fields": ("username", "role")}),
+    ("Name and contact", {"fields": ("display_name", "first_name", "last_name", "email")}),
+    ("Status", {"fields": ("is_active",)}),
+    ("Dates", {"fields": ("last_login", "date_joined")}),
+)
 
 
 @admin.register(User)
-class StaffPlayerAdmin(PlayerAdmin):
-    list_display = ("username", "display_name", "email", "is_staff", "play_status", "date_joined")
+class StaffPlayerAdmin(ReasonedAdminMixin, PlayerAdmin):
+    """Accounts, least privilege first (docs/staff.md, ``staff.authority``): only a superuser
+    creates accounts, grants roles and permissions or sets passwords; nobody edits their own
+    account or one of an equal or higher role; everyone else's form has no such field at all."""
+
+    list_display = ("username", "display_name", "email", "role", "play_status", "date_joined")
+    form = with_reason(UserChangeForm)
+    add_form = with_reason(UserCreationForm)
+    change_password_form = with_reason(AdminPasswordChangeForm)
+    change_user_password_template = "admin/staff/user_password.html"
     actions = ["suspend_players", "lift_suspensions"]
 
     @admin.display(description="may play?")
     def play_status(self, user: User) -> str:
         return play.block_reason(user) or "yes"
+
+    @admin.display(description="role")
+    def role(self, user: User) -> str:
+        return roles.role_name(user)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        if request.user.is_superuser or obj is None:
+            fieldsets = super().get_fieldsets(request, obj)
+            if obj is not None:
+                fieldsets = [*fieldsets[:-1], ("Role", {"fields": ("role",)}), fieldsets[-1]]
+            return fieldsets
+        fieldsets = list(PLAYER_FIELDSETS)
+        if self.has_change_permission(request, obj):
+            fieldsets.append(("Why", {"fields": ["audit_reason"]}))
+        return fieldsets
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if request.user.is_superuser:
+            return ("role", "last_login", "date_joined")
+        return ("username", "role", "last_login", "date_joined")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_active and request.user.is_superuser)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if not super().has_change_permission(request, obj):
+            return False
+        return obj is None or authority.may_act_on(request.user, obj)
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: Any = None,
+    ) -> HttpResponse:
+        if request.method == "POST":
+            target = User.objects.filter(pk=object_id).first() if object_id else None
+            asked = sorted(k for k in authority.PRIVILEGED_FORM_KEYS if k in request.POST)
+            if asked and not request.user.is_superuser:
+                raise audit.StaffRefused(
+                    f"only a superuser may change {', '.join(asked)}",
+                    verb="change_user",
+                    target=target or request.user,
+                )
+            if target is not None:
+                if not super().has_change_permission(request, target):
+                    raise audit.StaffRefused(
+                        f"{request.user.username}'s role may not change accounts",
+                        verb="change_user",
+                        target=target,
+                    )
+                authority.check_may_act_on(request.user, target, verb="change_user")
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
+        target = get_object_or_404(User, pk=id)
+        if not request.user.is_superuser:
+            raise audit.StaffRefused(
+                f"only a superuser may set a password (of {target.username})",
+                verb="set_password",
+                target=target,
+            )
+        authority.check_may_act_on(request.user, target, verb="set_password")
+        with audit.reasoned(request.POST.get("audit_reason", "") if request.method == "POST" else ""):
+            return super().user_change_password(request, id, form_url)
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
 
     def has_suspend_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.has_perm(SUSPEND))
@@ -228,6 +440,7 @@ class StaffPlayerAdmin(PlayerAdmin):
                         staff=request.user,
                         user=user,
                         reason=form.cleaned_data["reason"],
+                        message=form.cleaned_data["message"],
                         until=form.cleaned_data["until"],
                     )
                     self.message_user(request, f"{user.username} suspended.", messages.SUCCESS)
@@ -269,6 +482,17 @@ class StaffPlayerAdmin(PlayerAdmin):
         )
 
 
+@admin.register(Group)
+class StaffGroupAdmin(ReasonedAdminMixin, GroupAdmin):
+    """Roles: what each may do is a superuser's decision (``staff.authority``)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_active and request.user.is_superuser)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_active and request.user.is_superuser)
+
+
 @admin.register(Suspension)
 class SuspensionAdmin(ReadOnlyAdmin):
     list_display = ("user", "reason", "starts_at", "ends_at", "created_by", "lifted_at", "lifted_by")
@@ -307,38 +531,50 @@ class StaffAccountAdmin(AccountAdmin):
         Reached from a player's cash account or their bonus account; the form chooses which
         of the two chips it moves (docs/rules.md §8.6), the account's own kind first.
         """
-        if not self.has_adjust_permission(request):
-            raise PermissionDenied
         account = get_object_or_404(Account, pk=account_id, kind__in=ADJUSTABLE_KINDS)
         player = get_object_or_404(User, pk=account.player_id)
+        if not self.has_adjust_permission(request):
+            raise audit.StaffRefused(
+                f"{request.user.username}'s role may not credit or debit chips",
+                verb="adjust_wallet",
+                target=player,
+            )
         initial = {"chips": "bonus" if account.kind == AccountKind.BONUS else "cash"}
         form = AdjustmentForm(request.POST or None, initial=initial)
         if request.method == "POST" and form.is_valid():
             bonus = form.cleaned_data["chips"] == "bonus"
             try:
-                done = services.adjust_wallet(
+                adjusted = services.adjust_wallet(
                     staff=request.user,
                     user=player,
                     amount=form.cleaned_data["amount"],
                     reason=form.cleaned_data["reason"],
+                    message=form.cleaned_data["message"],
                     key=form.cleaned_data["idempotency_key"],
                     bonus=bonus,
                 )
             except services.StaffError as exc:
                 form.add_error("amount", str(exc))
             else:
-                if isinstance(done, AdjustmentRequest):
+                chips = "bonus" if bonus else "cash"
+                amount = format_money(form.cleaned_data["amount"])
+                if adjusted.replayed:
                     self.message_user(
                         request,
-                        f"{format_money(done.amount)} for {player} is above "
-                        f"{format_money(services.approval_threshold())}: it waits for another staff member's approval.",
+                        f"This form was already sent: {amount} for {player} was not applied again.",
+                        messages.INFO,
+                    )
+                elif adjusted.waiting:
+                    self.message_user(
+                        request,
+                        f"{amount} for {player} waits for another administrator's approval "
+                        "(Adjustment requests): your adjustments over the approval window pass the threshold.",
                         messages.WARNING,
                     )
                 else:
-                    chips = "bonus" if bonus else "cash"
                     self.message_user(
                         request,
-                        f"{player}'s {chips} chips adjusted by {format_money(form.cleaned_data['amount'])}; "
+                        f"{player}'s {chips} chips adjusted by {amount}; "
                         f"now {format_money(chip_balances(user=player)[chips])}.",
                         messages.SUCCESS,
                     )
@@ -355,11 +591,35 @@ class StaffAccountAdmin(AccountAdmin):
                 cash=format_money(balances["cash"]),
                 bonus=format_money(balances["bonus"]),
                 form=form,
-                threshold=format_money(services.approval_threshold())
-                if services.approval_threshold()
-                else None,
+                controls=selectors.adjustment_controls(staff=request.user),
             ),
         )
+
+    def may_adjust(self, request: HttpRequest, account: Account) -> bool:
+        """Whether the "Credit / debit" link is of any use to this staff member for this account."""
+        if account.kind not in ADJUSTABLE_KINDS or not self.has_adjust_permission(request):
+            return False
+        owner = account.user if account.user_id else User.objects.filter(pk=account.player_id).first()
+        return authority.may_act_on(request.user, owner)
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        """The "Credit / debit" link only where this staff member may use it (never their own
+        account, never one of an equal or higher role, never without the permission)."""
+        shown = [name for name in super().get_list_display(request) if name != "adjust_link"]
+        if self.has_adjust_permission(request):
+
+            @admin.display(description="")
+            def adjust(account: Account) -> str:
+                return self.adjust_link(account) if self.may_adjust(request, account) else ""
+
+            shown.append(adjust)
+        return shown
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        actions = super().get_actions(request)
+        if not self.has_adjust_permission(request):
+            actions.pop("credit_or_debit", None)
+        return actions
 
 
 @admin.register(AdjustmentRequest)
@@ -376,6 +636,19 @@ class AdjustmentRequestAdmin(ReadOnlyAdmin):
     )
     list_filter = ("status",)
     actions = ["approve", "reject"]
+    fields = (
+        "user",
+        "amount_display",
+        "bonus",
+        "reason",
+        "message",
+        "requested_by",
+        "requested_at",
+        "status",
+        "decided_by",
+        "decided_at",
+    )
+    readonly_fields = fields
 
     @admin.display(description="amount")
     def amount_display(self, obj: AdjustmentRequest) -> str:

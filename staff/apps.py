@@ -8,7 +8,10 @@ class StaffConfig(AppConfig):
     verbose_name = "Staff operations"
 
     def ready(self) -> None:
-        from staff import receivers  # noqa: F401  (connects accounts.play.play_blocked to the tables)
+        from staff import (  # noqa: F401
+            authority,  # refuses, below every form, a staff change the roles do not allow
+            receivers,  # connects accounts.play.play_blocked to the tables
+        )
         from staff.roles import ensure_groups
 
         post_migrate.connect(ensure_groups, sender=self)

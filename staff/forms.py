@@ -8,7 +8,11 @@ from tables.staffops import CANCEL_RULE
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(max_length=200, help_text="Required; kept in the audit trail.")
+    reason = forms.CharField(
+        label="Internal note",
+        max_length=200,
+        help_text="Required; kept in the audit trail for staff. The player never sees it.",
+    )
 
     def clean_reason(self) -> str:
         reason = self.cleaned_data["reason"].strip()
@@ -22,6 +26,12 @@ class CancelGameForm(ReasonForm):
 
 
 class SuspendForm(ReasonForm):
+    message = forms.CharField(
+        label="Message to the player",
+        max_length=200,
+        initial="Your account is under review.",
+        help_text="What the player is told when they log in or try to play. Keep names and internal details out.",
+    )
     until = forms.DateTimeField(
         required=False,
         help_text="UTC, e.g. 2026-12-31 18:00. Leave blank to suspend until lifted.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
 from django.db import models
 
@@ -20,31 +21,86 @@ class _AppendOnlyQuerySet(models.QuerySet):  # type: ignore[type-arg]
         raise AuditImmutable("staff audit entries cannot be deleted")
 
 
-class StaffAction(models.Model):
-    """Who did what, when, to what, why, with the state before and after (issue 14)."""
+class StaffActionManager(LogEntryManager.from_queryset(_AppendOnlyQuerySet)):  # type: ignore[misc]
+    """django-auditlog's manager (it writes its entries through ``log_create`` and
+    ``log_m2m_changes``), filled in from the staff member acting (``staff.audit``)."""
 
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-    staff = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    action = models.CharField(max_length=40, db_index=True)
-    target = models.CharField(max_length=120, help_text="What was acted on, e.g. game:12, user:7.")
+    def log_create(self, instance: Any, force_log: bool = False, **kwargs: Any) -> Any:
+        from staff import audit
+
+        if not audit.recording():
+            return None
+        return super().log_create(instance, force_log, **audit.entry_defaults(instance, kwargs))
+
+    def log_m2m_changes(
+        self, changed_queryset: Any, instance: Any, operation: str, field_name: str, **kwargs: Any
+    ) -> Any:
+        from staff import audit
+
+        if not audit.recording():
+            return None
+        kwargs.setdefault("action", AbstractLogEntry.Action.UPDATE)
+        return super().log_m2m_changes(
+            changed_queryset, instance, operation, field_name, **audit.entry_defaults(instance, kwargs)
+        )
+
+
+class StaffAction(AbstractLogEntry):
+    """The one audit trail of what staff did (docs/staff.md): each change made through the admin
+    (written by django-auditlog, whose log-entry model this is: ``AUDITLOG_LOGENTRY_MODEL``), each
+    staff use case (``staff.services``), each view of a live deal and each refused attempt.
+
+    ``changes`` maps each field or figure to ``[before, after]`` in readable units (rupees, not
+    paise); ``verb`` says what was done (``change_user``, ``cancel_game``, ``view_live_hands``,
+    ``refused_change_user``...); ``reason`` is the staff member's own words. Rows are only ever
+    added: the model, its queryset and (on PostgreSQL) a trigger refuse any change or deletion.
+    """
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    verb = models.CharField(max_length=60, db_index=True)
     reason = models.CharField(max_length=300, blank=True)
-    before = models.JSONField(default=dict, blank=True)
-    after = models.JSONField(default=dict, blank=True)
 
-    objects = _AppendOnlyQuerySet.as_manager()
+    objects = StaffActionManager()
 
-    class Meta:
-        ordering = ["-at", "-id"]
+    class Meta(AbstractLogEntry.Meta):
+        ordering = ["-timestamp", "-id"]
         verbose_name = "staff action"
+        verbose_name_plural = "staff actions"
         permissions = [
             ("view_dashboard", "Can see the staff dashboard"),
             ("cancel_game", "Can cancel a game"),
             ("close_table", "Can close and reopen tables, and create tables"),
             ("approve_adjustment", "Can approve another staff member's wallet adjustment"),
+            (
+                "view_live_hands",
+                "Can see the hands and closed deck of a deal being played (each view recorded)",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {self.staff} {self.action} {self.target}"
+        return f"{self.timestamp:%Y-%m-%d %H:%M} {self.actor} {self.verb} {self.object_repr}"
+
+    @property
+    def staff(self) -> Any:
+        return self.actor
+
+    @property
+    def at(self) -> Any:
+        return self.timestamp
+
+    @property
+    def target(self) -> str:
+        return self.object_repr
+
+    @property
+    def before(self) -> dict[str, Any]:
+        return {k: v[0] for k, v in _pairs(self.changes).items() if v[0] is not None}
+
+    @property
+    def after(self) -> dict[str, Any]:
+        return {k: v[1] for k, v in _pairs(self.changes).items() if v[1] is not None}
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
@@ -55,8 +111,22 @@ class StaffAction(models.Model):
         raise AuditImmutable("staff audit entries cannot be deleted")
 
 
+def _pairs(changes: Any) -> dict[str, list[Any]]:
+    """``changes`` as ``{field: [before, after]}`` (a many-to-many change becomes removed/added names)."""
+    out: dict[str, list[Any]] = {}
+    for key, value in (changes or {}).items():
+        if isinstance(value, dict) and value.get("type") == "m2m":
+            names = ", ".join(value.get("objects", []))
+            out[key] = [names, None] if value.get("operation") == "delete" else [None, names]
+        elif isinstance(value, list | tuple) and len(value) == 2:
+            out[key] = list(value)
+        else:
+            out[key] = [None, value]
+    return out
+
+
 class AdjustmentRequest(models.Model):
-    """A wallet adjustment above ``ADJUSTMENT_APPROVAL_ABOVE`` waits for a second staff member."""
+    """A wallet adjustment over the approval threshold waits for a second administrator (docs/staff.md)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for approval"
@@ -66,7 +136,10 @@ class AdjustmentRequest(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     amount = models.BigIntegerField(help_text="Paise: positive credits, negative debits.")
     bonus = models.BooleanField(default=False, help_text="Of the player's bonus chips, not their cash chips.")
-    reason = models.CharField(max_length=200)
+    reason = models.CharField(max_length=200, help_text="Internal note: staff see it, the player never does.")
+    message = models.CharField(
+        max_length=200, blank=True, help_text="What the player's wallet history says about it."
+    )
     idempotency_key = models.CharField(max_length=100, unique=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_at = models.DateTimeField(auto_now_add=True)

@@ -1,10 +1,19 @@
-"""The two staff roles (issue 14). The data migration ``0002_staff_groups`` creates the groups;
-``ensure_groups`` runs again after every ``migrate`` (and ``flush``), so a database emptied by a
-flush gets them back with its permissions."""
+"""The staff roles (docs/staff.md), least privilege first, each a group with exactly these
+permissions. ``ensure_groups`` runs after every ``migrate`` (and ``flush``) and sets each role's
+permissions to this list: the roles are defined here, in code, and reviewed with it; a custom
+role is a group of another name.
+
+A role's rank orders who may act on whom (``staff.authority``): nobody acts on their own
+account or on an account of an equal or higher rank.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+SUPPORT_AGENT = "Support agent"
+GAME_INTEGRITY = "Game integrity"
+ADMINISTRATOR = "Administrator"
 
 SUPPORT = [
     "tables.view_poolgame",
@@ -22,7 +31,10 @@ SUPPORT = [
     "staff.view_dashboard",
     "staff.view_adjustmentrequest",
 ]
-ADMINISTRATOR = [
+#: Investigates disputes and collusion: the one role that sees a live deal's hands and deck.
+INTEGRITY = [*SUPPORT, "staff.view_live_hands"]
+#: Runs the site's money and tables; sees no live hand (that is not its job).
+ADMINISTRATOR_PERMISSIONS = [
     *SUPPORT,
     "staff.cancel_game",
     "staff.close_table",
@@ -34,21 +46,51 @@ ADMINISTRATOR = [
     "tables.add_tablesettings",
     "tables.change_tablesettings",
 ]
-GROUPS = {"Support agent": SUPPORT, "Administrator": ADMINISTRATOR}
+GROUPS = {SUPPORT_AGENT: SUPPORT, GAME_INTEGRITY: INTEGRITY, ADMINISTRATOR: ADMINISTRATOR_PERMISSIONS}
+
+#: Rank of each role; a superuser is above every role, a player below.
+PLAYER, STAFF, SUPERUSER = 0, 1, 4
+RANKS = {SUPPORT_AGENT: 1, GAME_INTEGRITY: 2, ADMINISTRATOR: 3}
+
+
+def rank(user: Any) -> int:
+    """Where ``user`` stands: 0 a player, 1-3 the staff roles, 4 a superuser."""
+    if user is None or not getattr(user, "pk", None):
+        return PLAYER
+    if user.is_superuser:
+        return SUPERUSER
+    if not user.is_staff:
+        return PLAYER
+    names = user.groups.values_list("name", flat=True)
+    return max([STAFF, *(RANKS.get(name, STAFF) for name in names)])
+
+
+def role_name(user: Any) -> str:
+    """The role in words, for the staff pages."""
+    if user.is_superuser:
+        return "Superuser"
+    if not user.is_staff:
+        return "Player"
+    names = [n for n in user.groups.values_list("name", flat=True) if n in RANKS]
+    return ", ".join(sorted(names, key=RANKS.__getitem__)) or "Staff (no role)"
 
 
 def ensure_groups(**kwargs: Any) -> None:
-    """Create the groups if missing and give them their permissions (a ``post_migrate`` receiver)."""
+    """Give each role exactly its permissions (a ``post_migrate`` receiver)."""
     from django.contrib.auth.models import Group, Permission
 
-    for name, codes in GROUPS.items():
-        group, created = Group.objects.get_or_create(name=name)
-        if not created:
-            continue
-        for code in codes:
-            app_label, codename = code.split(".")
-            permission = Permission.objects.filter(
-                content_type__app_label=app_label, codename=codename
-            ).first()
-            if permission is not None:
-                group.permissions.add(permission)
+    from staff import audit
+
+    with audit.service_action():  # the code is the record of a role's permissions
+        for name, codes in GROUPS.items():
+            group, _ = Group.objects.get_or_create(name=name)
+            wanted = []
+            for code in codes:
+                app_label, codename = code.split(".")
+                permission = Permission.objects.filter(
+                    content_type__app_label=app_label, codename=codename
+                ).first()
+                if permission is not None:
+                    wanted.append(permission)
+            if set(group.permissions.all()) != set(wanted):
+                group.permissions.set(wanted)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Q, Sum
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Abs, TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts import play
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
+from staff.models import AdjustmentRequest
 from tables import sockets
 from tables.models import Deal, PoolGame, Seat
 from wallet.audit import check_ledger
@@ -87,6 +89,7 @@ def game_page(game: PoolGame) -> dict[str, Any]:
 
 
 def _live(state: GameState) -> dict[str, Any]:
+    """What any staff member sees of a deal being played: what the players all see, no hand."""
     deal = state.deal
     live: dict[str, Any] = {
         "phase": PHASE_WORDS.get(state.phase, state.phase),
@@ -101,18 +104,36 @@ def _live(state: GameState) -> dict[str, Any]:
             wild_rank=deal.wild_rank,
             open_top=card(deal.open_pile[-1].code) if deal.open_pile else None,
             closed_count=len(deal.closed),
-            closed=[card(c.code) for c in reversed(deal.closed)],  # the next card drawn first
-            hands=[
-                {
-                    "name": state.players[seat].name,
-                    "status": deal.status.get(seat, ""),
-                    "on_turn": seat == deal.turn,
-                    "cards": cards([c.code for c in deal.hands.get(seat, [])]),
-                }
+            hand_counts=[
+                {"name": state.players[seat].name, "cards": len(deal.hands.get(seat, []))}
                 for seat in deal.order
             ],
         )
     return live
+
+
+def live_hands(game: PoolGame) -> dict[str, Any] | None:
+    """Every hand and the closed deck in order of the deal being played, for the one role whose
+    job needs them (``staff.view_live_hands``); the caller records the view. ``None``: no deal runs."""
+    if game.status != PoolGame.Status.RUNNING or not game.state:
+        return None
+    state = GameState.from_dict(game.state)
+    deal = state.deal
+    if deal is None:
+        return None
+    return {
+        **_live(state),
+        "closed": [card(c.code) for c in reversed(deal.closed)],  # the next card drawn first
+        "hands": [
+            {
+                "name": state.players[seat].name,
+                "status": deal.status.get(seat, ""),
+                "on_turn": seat == deal.turn,
+                "cards": cards([c.code for c in deal.hands.get(seat, [])]),
+            }
+            for seat in deal.order
+        ],
+    }
 
 
 def _deal_row(deal: Deal, names: dict[str, str]) -> dict[str, Any]:
@@ -253,4 +274,52 @@ def dashboard() -> dict[str, Any]:
         "ledger_problems": problems,
         "chart": rake_chart(series),
         "rake_today": format_money(series[-1][1] if series else 0),
+    }
+
+
+def rupees_setting(name: str) -> int:
+    return int(getattr(settings, name)) * 100
+
+
+def approval_threshold() -> int:
+    """Paise: a staff member's adjustments over the window above this wait for a second
+    administrator (0: every adjustment waits)."""
+    return rupees_setting("ADJUSTMENT_APPROVAL_ABOVE_RUPEES")
+
+
+def adjusted_recently(*, staff: Any, since: datetime) -> int:
+    """Paise ``staff`` moved (credits and debits alike) since ``since``: applied at once, or asked
+    for (still waiting or approved; an approved one counts once, as asked)."""
+    asked = AdjustmentRequest.objects.filter(
+        requested_by=staff,
+        requested_at__gte=since,
+        status__in=[AdjustmentRequest.Status.PENDING, AdjustmentRequest.Status.APPROVED],
+    )
+    asked_total = asked.aggregate(total=Sum(Abs("amount")))["total"] or 0
+    direct = (
+        Entry.objects.filter(
+            transaction__kind=TransactionKind.ADJUSTMENT,
+            transaction__caused_by=staff,
+            transaction__created_at__gte=since,
+            account__kind__in=[AccountKind.WALLET, AccountKind.BONUS],
+        )
+        .exclude(transaction__idempotency_key__in=AdjustmentRequest.objects.values("idempotency_key"))
+        .aggregate(total=Sum(Abs("amount")))["total"]
+        or 0
+    )
+    return int(asked_total) + int(direct)
+
+
+def adjustment_controls(*, staff: Any) -> dict[str, str]:
+    """The money controls as the adjustment form states them to ``staff`` (docs/staff.md)."""
+    now = timezone.now()
+    window = int(settings.ADJUSTMENT_APPROVAL_WINDOW_HOURS)
+    threshold = approval_threshold()
+    return {
+        "threshold": format_money(threshold) if threshold else "",
+        "window_hours": str(window),
+        "used_window": format_money(adjusted_recently(staff=staff, since=now - timedelta(hours=window))),
+        "ceiling": format_money(int(settings.ADJUSTMENT_MAX_RUPEES) * 100),
+        "daily_limit": format_money(int(settings.ADJUSTMENT_DAILY_LIMIT_RUPEES) * 100),
+        "used_today": format_money(adjusted_recently(staff=staff, since=now - timedelta(hours=24))),
     }

@@ -1,9 +1,14 @@
-"""Staff use cases: each one acts through the owning app's service and writes its audit entry
-in the same transaction, so an action and its record are kept or lost together."""
+"""Staff use cases. Each one checks the staff member's authority (``staff.authority``), acts
+through the owning app's service and writes its one audit entry (``staff.audit.record``) in the
+same transaction, so an action and its record are kept or lost together. A refused attempt is
+recorded after its transaction rolled back (``_refusals_recorded``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -12,13 +17,16 @@ from django.utils import timezone
 
 from accounts import play
 from accounts.models import Suspension, User
+from staff import audit, authority
+from staff.audit import StaffRefused
 from staff.models import AdjustmentRequest, StaffAction
+from staff.selectors import adjusted_recently, approval_threshold, rupees_setting
 from tables import staffops
 from tables.errors import TableError
 from tables.models import PoolGame, Table, TableSettings
 from wallet import services as wallet
-from wallet.errors import InsufficientFunds, NotStaff, WalletError
-from wallet.models import LedgerTransaction
+from wallet.errors import IdempotencyConflict, InsufficientFunds, NotStaff, WalletError
+from wallet.models import AccountKind, LedgerTransaction, TransactionKind
 from wallet.money import format_money
 from wallet.selectors import chip_balances
 
@@ -27,43 +35,75 @@ class StaffError(Exception):
     """A staff action that cannot be done, said so the form can show it."""
 
 
+class Refused(StaffError):
+    """A staff action the staff member's role or the money controls do not allow (recorded)."""
+
+
 def record(
-    *, staff: User, action: str, target: str, reason: str = "", before: Any = None, after: Any = None
+    *,
+    staff: User,
+    action: str,
+    target: Any,
+    reason: str = "",
+    before: Any = None,
+    after: Any = None,
 ) -> StaffAction:
-    return StaffAction.objects.create(
-        staff=staff, action=action, target=target, reason=reason, before=before or {}, after=after or {}
+    """One audit entry (``staff.audit.record``); ``target`` the object acted on."""
+    entry: StaffAction = audit.record(
+        staff=staff, action=action, target=target, reason=reason, before=before, after=after
     )
+    return entry
+
+
+@contextlib.contextmanager
+def _refusals_recorded(staff: User) -> Iterator[None]:
+    """Around a use case's transaction: a refusal is recorded once that transaction is undone,
+    and reaches the caller as a ``Refused`` with the words staff read."""
+    try:
+        yield
+    except StaffRefused as exc:
+        if not getattr(exc, "recorded", False):
+            audit.record_refusal(staff=staff, refused=exc)
+        raise Refused(str(exc)) from exc
 
 
 def _suspension_state(user: User) -> dict[str, Any]:
     s = play.active_suspension(user)
     if s is None:
         return {"suspended": False}
-    return {"suspended": True, "until": s.ends_at.isoformat() if s.ends_at else None, "reason": s.reason}
+    return {
+        "suspended": True,
+        "until": s.ends_at.isoformat() if s.ends_at else "until lifted",
+        "note": s.reason,
+        "message": s.message,
+    }
 
 
 # ---------------------------------------------------------------------------
 # players
 # ---------------------------------------------------------------------------
-def suspend(*, staff: User, user: User, reason: str, until: datetime | None) -> Suspension:
-    """Suspend ``user`` now, until ``until`` or until lifted; they are dropped at their tables."""
+def suspend(*, staff: User, user: User, reason: str, until: datetime | None, message: str = "") -> Suspension:
+    """Suspend ``user`` now, until ``until`` or until lifted; they are dropped at their tables.
+
+    ``reason`` is the internal note; ``message`` is what the player is told (``play.block_reason``).
+    """
     reason = (reason or "").strip()
+    message = (message or "").strip()
     if not reason:
         raise StaffError("a suspension needs a reason")
     now = timezone.now()
     if until is not None and until <= now:
         raise StaffError("the end of a suspension must be in the future")
-    if user.is_staff and user.is_superuser:
-        raise StaffError("an administrator account cannot be suspended here")
-    with transaction.atomic():
+    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+        authority.check_may_act_on(staff, user, verb="suspend_player")
         before = _suspension_state(user)
         suspension = Suspension.objects.create(
-            user=user, reason=reason, starts_at=now, ends_at=until, created_by=staff
+            user=user, reason=reason, message=message, starts_at=now, ends_at=until, created_by=staff
         )
         record(
             staff=staff,
             action="suspend_player",
-            target=f"user:{user.pk} {user.username}",
+            target=user,
             reason=reason,
             before=before,
             after=_suspension_state(user),
@@ -78,7 +118,8 @@ def lift_suspension(*, staff: User, user: User, reason: str) -> int:
     if not reason:
         raise StaffError("lifting a suspension needs a reason")
     now = timezone.now()
-    with transaction.atomic():
+    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+        authority.check_may_act_on(staff, user, verb="lift_suspension")
         before = _suspension_state(user)
         active = [s for s in Suspension.objects.select_for_update().filter(user=user) if s.in_force(now)]
         if not active:
@@ -89,7 +130,7 @@ def lift_suspension(*, staff: User, user: User, reason: str) -> int:
         record(
             staff=staff,
             action="lift_suspension",
-            target=f"user:{user.pk} {user.username}",
+            target=user,
             reason=reason,
             before=before,
             after=_suspension_state(user),
@@ -119,7 +160,7 @@ def cancel_game(*, staff: User, game: PoolGame, reason: str) -> dict[str, Any]:
 
 
 def set_table_open(*, staff: User, table: Table, is_open: bool, reason: str = "") -> dict[str, Any]:
-    with transaction.atomic():
+    with transaction.atomic(), audit.service_action():
         try:
             changed = staffops.set_table_open(table_id=table.pk, is_open=is_open, reason=reason)
         except (TableError, WalletError) as exc:
@@ -127,7 +168,7 @@ def set_table_open(*, staff: User, table: Table, is_open: bool, reason: str = ""
         record(
             staff=staff,
             action="close_table" if not is_open else "reopen_table",
-            target=f"table:{table.pk} {table.name}",
+            target=table,
             reason=reason,
             before={"is_open": changed["was_open"]},
             after={"is_open": is_open, "cancelled_game": changed["cancelled_game"]},
@@ -135,8 +176,10 @@ def set_table_open(*, staff: User, table: Table, is_open: bool, reason: str = ""
     return changed
 
 
-def create_tables(*, staff: User, settings_row: TableSettings, count: int, prefix: str = "") -> list[Table]:
-    with transaction.atomic():
+def create_tables(
+    *, staff: User, settings_row: TableSettings, count: int, prefix: str = "", reason: str = ""
+) -> list[Table]:
+    with transaction.atomic(), audit.service_action():
         try:
             made = staffops.create_tables(settings=settings_row, count=count, prefix=prefix)
         except TableError as exc:
@@ -144,18 +187,41 @@ def create_tables(*, staff: User, settings_row: TableSettings, count: int, prefi
         record(
             staff=staff,
             action="create_tables",
-            target=f"settings:{settings_row.pk} {settings_row.name}",
-            after={"tables": [[t.pk, t.name] for t in made]},
+            target=settings_row,
+            reason=reason,
+            after={"tables": ", ".join(f"{t.name} (#{t.pk})" for t in made)},
         )
     return made
 
 
 # ---------------------------------------------------------------------------
-# wallet adjustments
+# wallet adjustments, with their money controls (docs/staff.md)
 # ---------------------------------------------------------------------------
-def approval_threshold() -> int:
-    """Paise above which an adjustment needs a second staff member (0: never)."""
-    return int(settings.ADJUSTMENT_APPROVAL_ABOVE_RUPEES) * 100
+def _check_money_controls(*, staff: User, user: User, amount: int, now: datetime) -> bool:
+    """Raise ``StaffRefused`` past a control; returns whether the adjustment needs approval.
+
+    Called with ``staff``'s row locked, so two adjustments at once are counted one after the other.
+    """
+    authority.check_may_act_on(staff, user, verb="adjust_wallet")
+    ceiling = rupees_setting("ADJUSTMENT_MAX_RUPEES")
+    if abs(amount) > ceiling:
+        raise StaffRefused(
+            f"{format_money(abs(amount))} is more than one adjustment may be ({format_money(ceiling)})",
+            verb="adjust_wallet",
+            target=user,
+        )
+    day = adjusted_recently(staff=staff, since=now - timedelta(hours=24))
+    daily = rupees_setting("ADJUSTMENT_DAILY_LIMIT_RUPEES")
+    if day + abs(amount) > daily:
+        raise StaffRefused(
+            f"{staff.username} has adjusted {format_money(day)} in the last 24 hours; "
+            f"{format_money(abs(amount))} more would pass the daily limit of {format_money(daily)}",
+            verb="adjust_wallet",
+            target=user,
+        )
+    window = now - timedelta(hours=int(settings.ADJUSTMENT_APPROVAL_WINDOW_HOURS))
+    threshold = approval_threshold()
+    return threshold == 0 or adjusted_recently(staff=staff, since=window) + abs(amount) > threshold
 
 
 def _chips(*, user: User, bonus: bool) -> int:
@@ -170,12 +236,30 @@ def _too_much(*, user: User, amount: int, balance: int, bonus: bool) -> StaffErr
     )
 
 
+def _memo(message: str) -> str:
+    return (message or "").strip() or "Adjustment by our support team"
+
+
+@dataclass(frozen=True)
+class Adjusted:
+    """What an adjustment form did: applied (a transaction) or waiting (a request); ``replayed``:
+    the same form was sent again and nothing new happened."""
+
+    done: LedgerTransaction | AdjustmentRequest
+    replayed: bool = False
+
+    @property
+    def waiting(self) -> bool:
+        return isinstance(self.done, AdjustmentRequest)
+
+
 def _apply_adjustment(
     *,
     staff: User,
     user: User,
     amount: int,
     reason: str,
+    message: str,
     key: str,
     bonus: bool = False,
     approved_by: User | None = None,
@@ -189,77 +273,135 @@ def _apply_adjustment(
             staff_user=approved_by or staff,
             idempotency_key=key,
             bonus=bonus,
+            memo=_memo(message),
         )
     except InsufficientFunds as exc:
         raise _too_much(user=user, amount=amount, balance=exc.balance, bonus=bonus) from exc
     except NotStaff as exc:
         raise StaffError(str(exc)) from exc
+    except IdempotencyConflict as exc:
+        raise StaffError("This form was already used for another adjustment; reload the page.") from exc
     record(
         staff=approved_by or staff,
         action="adjust_wallet",
-        target=f"user:{user.pk} {user.username}",
+        target=user,
         reason=reason,
-        before={"balance": before},
+        before={"balance": format_money(before)},
         after={
-            "balance": _chips(user=user, bonus=bonus),
-            "amount": amount,
+            "balance": format_money(_chips(user=user, bonus=bonus)),
+            "amount": format_money(amount),
+            "chips": "bonus" if bonus else "cash",
             "transaction": txn.pk,
-            **({"chips": "bonus"} if bonus else {}),
+            "message": _memo(message),
             **({"requested_by": staff.username} if approved_by else {}),
         },
     )
     return txn
 
 
+def _replay(*, key: str, user: User, amount: int, bonus: bool) -> Adjusted | None:
+    """The same form sent again: what it did the first time (no second entry, no second move)."""
+    request = AdjustmentRequest.objects.filter(idempotency_key=key).first()
+    if request is not None:
+        if (request.user_id, request.amount, request.bonus) != (user.pk, amount, bonus):
+            raise StaffError("This form was already used for another adjustment; reload the page.")
+        return Adjusted(done=request, replayed=True)
+    txn = LedgerTransaction.objects.filter(idempotency_key=key).first()
+    if txn is None:
+        return None
+    leg = (
+        txn.entries.select_related("account")
+        .filter(account__kind__in=[AccountKind.WALLET, AccountKind.BONUS])
+        .first()
+    )
+    same = (
+        txn.kind == TransactionKind.ADJUSTMENT
+        and leg is not None
+        and leg.amount == amount
+        and leg.account.ref == f"user:{user.pk}"
+        and (leg.account.kind == AccountKind.BONUS) == bonus
+    )
+    if not same:
+        raise StaffError("This form was already used for another adjustment; reload the page.")
+    return Adjusted(done=txn, replayed=True)
+
+
 def adjust_wallet(
-    *, staff: User, user: User, amount: int, reason: str, key: str, bonus: bool = False
-) -> LedgerTransaction | AdjustmentRequest:
-    """Credit (> 0) or debit (< 0) a player's cash chips, or their ``bonus`` chips, now or,
-    above the approval threshold, once another staff member approves."""
+    *, staff: User, user: User, amount: int, reason: str, key: str, bonus: bool = False, message: str = ""
+) -> Adjusted:
+    """Credit (> 0) or debit (< 0) a player's cash chips, or their ``bonus`` chips: now, or once
+    another administrator approves when the money controls ask for it (docs/staff.md).
+
+    ``reason`` is the internal note (the audit trail); ``message`` what the player's history shows.
+    """
     reason = (reason or "").strip()
     if not reason:
         raise StaffError("an adjustment needs a reason")
-    threshold = approval_threshold()
-    with transaction.atomic():
-        if threshold and abs(amount) > threshold:
-            balance = _chips(user=user, bonus=bonus)
-            if amount < 0 and balance < -amount:
-                raise _too_much(user=user, amount=amount, balance=balance, bonus=bonus)
-            request, _ = AdjustmentRequest.objects.get_or_create(
-                idempotency_key=key,
-                defaults={
-                    "user": user,
-                    "amount": amount,
-                    "bonus": bonus,
-                    "reason": reason,
-                    "requested_by": staff,
-                },
+    now = timezone.now()
+    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+        User.objects.select_for_update().filter(pk=staff.pk).first()  # one adjuster's totals, one at a time
+        replayed = _replay(key=key, user=user, amount=amount, bonus=bonus)
+        if replayed is not None:
+            return replayed
+        if not _check_money_controls(staff=staff, user=user, amount=amount, now=now):
+            return Adjusted(
+                done=_apply_adjustment(
+                    staff=staff,
+                    user=user,
+                    amount=amount,
+                    reason=reason,
+                    message=message,
+                    key=key,
+                    bonus=bonus,
+                )
             )
-            record(
-                staff=staff,
-                action="request_adjustment",
-                target=f"user:{user.pk} {user.username}",
-                reason=reason,
-                after={"amount": amount, "request": request.pk, **({"chips": "bonus"} if bonus else {})},
-            )
-            return request
-        return _apply_adjustment(staff=staff, user=user, amount=amount, reason=reason, key=key, bonus=bonus)
+        balance = _chips(user=user, bonus=bonus)
+        if amount < 0 and balance < -amount:
+            raise _too_much(user=user, amount=amount, balance=balance, bonus=bonus)
+        request = AdjustmentRequest.objects.create(
+            idempotency_key=key,
+            user=user,
+            amount=amount,
+            bonus=bonus,
+            reason=reason,
+            message=(message or "").strip(),
+            requested_by=staff,
+        )
+        record(
+            staff=staff,
+            action="request_adjustment",
+            target=user,
+            reason=reason,
+            after={
+                "amount": format_money(amount),
+                "chips": "bonus" if bonus else "cash",
+                "request": request.pk,
+                "message": _memo(message),
+            },
+        )
+        return Adjusted(done=request)
 
 
 def decide_adjustment(*, staff: User, request: AdjustmentRequest, approve: bool) -> AdjustmentRequest:
-    """A second staff member approves (the money moves) or rejects a pending adjustment."""
-    with transaction.atomic():
+    """A second administrator approves (the money moves) or rejects a pending adjustment."""
+    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
         request = AdjustmentRequest.objects.select_for_update().get(pk=request.pk)
         if request.status != AdjustmentRequest.Status.PENDING:
             raise StaffError("this adjustment was already decided")
         if request.requested_by_id == staff.pk:
-            raise StaffError("an adjustment must be approved by another staff member")
+            raise StaffRefused(
+                "an adjustment must be approved by another staff member",
+                verb="approve_adjustment",
+                target=request.user,
+            )
+        authority.check_may_act_on(staff, request.user, verb="approve_adjustment")
         if approve:
             _apply_adjustment(
                 staff=request.requested_by,
                 user=request.user,
                 amount=request.amount,
                 reason=request.reason,
+                message=request.message,
                 key=request.idempotency_key,
                 bonus=request.bonus,
                 approved_by=staff,
@@ -268,9 +410,9 @@ def decide_adjustment(*, staff: User, request: AdjustmentRequest, approve: bool)
             record(
                 staff=staff,
                 action="reject_adjustment",
-                target=f"user:{request.user_id}",
+                target=request.user,
                 reason=request.reason,
-                after={"amount": request.amount, "request": request.pk},
+                after={"amount": format_money(request.amount), "request": request.pk},
             )
         request.status = AdjustmentRequest.Status.APPROVED if approve else AdjustmentRequest.Status.REJECTED
         request.decided_by, request.decided_at = staff, timezone.now()

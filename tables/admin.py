@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 
 from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
+from wallet.forms import RupeesField
 from wallet.money import format_money
 
 
@@ -17,8 +19,33 @@ class TableInline(admin.TabularInline):  # type: ignore[type-arg]
     fields = ("name",)
 
 
+class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
+    """Amounts in rupees (kept in paise), the rake as a percentage of basis points' label."""
+
+    entry_fee = RupeesField(label="Entry fee (₹)", min_value=0, help_text="Rupees, e.g. 100 or 12.50.")
+    auto_split_min_fee = RupeesField(
+        label="Auto split above entry fee (₹)",
+        min_value=0,
+        help_text="Auto split on tables whose entry fee is above this.",
+    )
+    rejoin_max_fee = RupeesField(
+        label="Rejoin only below entry fee (₹)",
+        required=False,
+        min_value=0,
+        help_text="Blank: always offer rejoin.",
+    )
+    point_value = RupeesField(
+        label="Point value (₹)", min_value=0, help_text="Points rummy: rupees per point."
+    )
+
+    class Meta:
+        model = TableSettings
+        fields = [f.name for f in TableSettings._meta.concrete_fields if f.name != "id"]
+
+
 @admin.register(TableSettings)
 class TableSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    form = TableSettingsForm
     list_display = (
         "name",
         "format",
@@ -124,11 +151,19 @@ class DealAdmin(ReadOnlyAdmin):
         "commitment",
         "server_seed",
         "client_seeds",
-        "dealt_order",
+        "deck_order",
         "shown_hands",
         "event_log",
     )
-    exclude = ("result", "players")
+    exclude = ("result", "players", "dealt_order")
+
+    @admin.display(description="dealt order")
+    def deck_order(self, obj: Deal) -> str:
+        """The deck order of a deal still being played is its players' hands and the closed deck:
+        hidden here (the game page shows it to the one role that may see it, recorded)."""
+        if obj.finished_at is None:
+            return "hidden until the deal ends"
+        return " ".join(obj.dealt_order or []) or "—"
 
     @admin.display(description="shown hands")
     def shown_hands(self, obj: Deal) -> str:

@@ -54,6 +54,8 @@ class AccountAdmin(ReadOnlyAdmin):
     search_fields = ("ref", "user__username", "user__display_name")
     list_select_related = ("user",)
     actions = ["credit_or_debit"]
+    fields = ("kind", "ref", "user", "balance_display", "created_at")
+    readonly_fields = fields
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Account], search_term: str

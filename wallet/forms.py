@@ -8,6 +8,32 @@ from decimal import Decimal
 from django import forms
 
 
+class RupeesField(forms.DecimalField):
+    """An amount typed in rupees (``12.50``) for a field kept in paise (``1250``): staff never type
+    paise, so a 100x misreading cannot happen. Exact Decimal, never float."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("max_digits", 14)
+        kwargs.setdefault("decimal_places", 2)
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+
+    def prepare_value(self, value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return Decimal(value) / 100  # paise as stored -> rupees shown
+        return value
+
+    def to_python(self, value: object) -> int | None:  # type: ignore[override]
+        rupees = super().to_python(value)
+        return None if rupees is None else int(rupees * 100)
+
+    def validate(self, value: object) -> None:
+        forms.Field.validate(self, value)
+
+    def run_validators(self, value: object) -> None:
+        if value is not None:
+            super().run_validators(Decimal(value) / 100)  # type: ignore[arg-type]
+
+
 class AdjustmentForm(forms.Form):
     amount = forms.DecimalField(
         label="Amount (₹)",
@@ -23,7 +49,18 @@ class AdjustmentForm(forms.Form):
         widget=forms.RadioSelect,
         help_text="Bonus chips are the free ones (sign-up and daily); they pay entry fees only.",
     )
-    reason = forms.CharField(max_length=200, help_text="Required; recorded as the transaction memo.")
+    reason = forms.CharField(
+        label="Internal note",
+        max_length=200,
+        help_text="Required; kept in the audit trail for staff. The player never sees it.",
+    )
+    message = forms.CharField(
+        label="Message to the player",
+        max_length=200,
+        required=False,
+        initial="Adjustment by our support team",
+        help_text="What the player's wallet history says about this adjustment.",
+    )
     #: Generated when the form is shown, so a double submit cannot adjust twice.
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=100)
 

@@ -600,10 +600,12 @@ def adjust(
     staff_user: User,
     idempotency_key: str,
     bonus: bool = False,
+    memo: str | None = None,
 ) -> LedgerTransaction:
     """Staff credit (amount > 0) or debit (amount < 0) of a player's cash chips, or of their
     ``bonus`` chips (docs/rules.md §8.6: free chips farmed or granted by mistake are taken
-    back where they are); the reason is the memo.
+    back where they are). ``memo`` is what the player's history shows (the staff services pass
+    the message meant for the player, never the internal reason); without one, the reason.
 
     Raises ``NotStaff``, ``ReasonRequired``, ``InvalidAmount``, ``InsufficientFunds``.
     """
@@ -620,7 +622,7 @@ def adjust(
         target=bonus_account_for(user_id=user.pk) if bonus else wallet_account_for(user_id=user.pk),
         amount=amount,
         idempotency_key=idempotency_key,
-        memo=f"{reason} (by {staff_user.get_username()})",
+        memo=memo if memo is not None else f"{reason} (by {staff_user.get_username()})",
         caused_by=staff_user,
     )
     return txn

@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts import play
 from accounts.models import User
 from game_engine.game import GameState
+from staff.audit import record
 from staff.models import AdjustmentRequest, AuditImmutable, StaffAction
 from tables import services
 from tables.models import GameEvent, PoolGame, Table
@@ -83,7 +84,7 @@ def test_cancel_before_the_first_deal_ends_refunds_every_fee(
     assert escrow_balance(game_ref=game.escrow_ref) == 0
     assert check_ledger() == []
     assert GameEvent.objects.filter(game=game, type="game_cancelled").count() == 1
-    entry = StaffAction.objects.get(action="cancel_game")
+    entry = StaffAction.objects.get(verb="cancel_game")
     assert entry.staff == administrator and entry.reason == "server fault"
     assert entry.before["status"] == "running" and entry.after["settlement"] == "refund"
     # the timers of the cancelled game do nothing; a new game can gather at the table
@@ -176,7 +177,7 @@ def test_closing_a_table_stops_new_games_and_the_running_one_plays_on(
     api = c.post(f"/api/tables/{waiting_table.pk}/join/")
     assert api.status_code == 409 and api.json()["code"] == "table_closed"
     assert waiting_table.pk not in [t["id"] for t in c.get("/api/tables/").json()]
-    assert StaffAction.objects.filter(action="close_table").count() == 2
+    assert StaffAction.objects.filter(verb="close_table").count() == 2
     # reopen
     client.post(
         reverse("admin:tables_table_changelist"),
@@ -203,7 +204,7 @@ def test_tables_are_created_in_bulk_from_settings(administrator: User, client_fo
         Table.objects.filter(settings=table.settings).exclude(pk=table.pk).values_list("name", flat=True)
     )
     assert names == ["Evening #1", "Evening #2", "Evening #3"]
-    assert StaffAction.objects.get(action="create_tables").after["tables"]
+    assert StaffAction.objects.get(verb="create_tables").after["tables"]
 
 
 def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
@@ -220,7 +221,8 @@ def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
                 "action": "suspend_players",
                 "_selected_action": [on_turn.pk],
                 "apply": "1",
-                "reason": "abusive chat",
+                "reason": "abusive chat, reported by ravi and meena",
+                "message": "abusive chat",
                 "until": until.strftime("%Y-%m-%d %H:%M:%S"),
             },
         )
@@ -240,13 +242,15 @@ def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
     c.force_login(on_turn)
     page = c.post(f"/tables/{other.pk}/join/", follow=True).content.decode()
     assert "Your account is suspended until" in page and "abusive chat" in page
+    assert "reported by" not in page  # the internal note stays with staff
     # sees why on logging in
     login = Client().post(
         "/accounts/login/", {"username": on_turn.username, "password": "x-rummy-2026"}, follow=True
     )
-    assert "abusive chat" in login.content.decode()
-    entry = StaffAction.objects.get(action="suspend_player")
+    assert "abusive chat" in login.content.decode() and "reported by" not in login.content.decode()
+    entry = StaffAction.objects.get(verb="suspend_player")
     assert entry.staff == support and entry.after["suspended"] and not entry.before["suspended"]
+    assert entry.reason == "abusive chat, reported by ravi and meena" and entry.after["message"] == "abusive chat"
     # lifting is an action too
     client_for(support).post(
         reverse("admin:accounts_user_changelist"),
@@ -259,7 +263,7 @@ def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
     )
     assert play.block_reason(on_turn) is None
     assert c.post(f"/api/tables/{other.pk}/join/").status_code == 201
-    assert StaffAction.objects.filter(action="lift_suspension").count() == 1
+    assert StaffAction.objects.filter(verb="lift_suspension").count() == 1
 
 
 def test_adjustment_keeps_the_form_on_overdraft_and_needs_a_second_approval_above_the_setting(
@@ -281,10 +285,9 @@ def test_adjustment_keeps_the_form_on_overdraft_and_needs_a_second_approval_abov
     # a small credit applies at once, with its audit entry
     client.post(url, {"amount": "25", "reason": "goodwill", "idempotency_key": key})
     assert wallet_balance(user=asha) == 125_00
-    entry = StaffAction.objects.get(action="adjust_wallet")
-    assert (
-        entry.before["balance"] == 100_00 and entry.after["balance"] == 125_00 and entry.reason == "goodwill"
-    )
+    entry = StaffAction.objects.get(verb="adjust_wallet")
+    assert entry.before["balance"] == "₹100.00" and entry.after["balance"] == "₹125.00"
+    assert entry.reason == "goodwill" and entry.after["amount"] == "₹25.00"
     # above ₹500 it waits for another administrator
     key2 = client.get(url).context["form"].initial["idempotency_key"]
     client.post(url, {"amount": "600", "reason": "tournament prize", "idempotency_key": key2})
@@ -307,6 +310,7 @@ def test_staff_take_back_bonus_chips_and_leave_the_cash_alone(
     """A farmed sign-up bonus is debited where it is (docs/rules.md §8.6): before, staff could
     only debit cash chips, which a farming account does not have."""
     settings.ADJUSTMENT_APPROVAL_ABOVE_RUPEES = 500  # type: ignore[attr-defined]
+    settings.ADJUSTMENT_APPROVAL_WINDOW_HOURS = 0  # type: ignore[attr-defined]  # each adjustment on its own
     farmer = _sign_up("farmer1")  # 1,000 bonus chips, no cash
     client = client_for(administrator)
     # staff look the player up by name, as they would: their bonus account is the row there is
@@ -329,12 +333,13 @@ def test_staff_take_back_bonus_chips_and_leave_the_cash_alone(
     # ₹400 now; the other ₹600 is above the threshold and waits for a second administrator
     post("-400", key)
     assert chip_balances(user=farmer) == {"cash": 0, "bonus": 600_00, "total": 600_00}
-    entry = StaffAction.objects.get(action="adjust_wallet")
-    assert entry.before == {"balance": 1_000_00} and entry.after == {
-        "balance": 600_00,
-        "amount": -400_00,
+    entry = StaffAction.objects.get(verb="adjust_wallet")
+    assert entry.before == {"balance": "₹1000.00"} and entry.after == {
+        "balance": "₹600.00",
+        "amount": "-₹400.00",
         "transaction": entry.after["transaction"],
         "chips": "bonus",
+        "message": "Adjustment by our support team",
     }
     # the form opened from the bonus account has bonus chips chosen
     second_form = client.get(url)
@@ -381,7 +386,7 @@ def test_a_support_agent_without_the_wallet_permission_cannot_adjust(
 
 def test_audit_entries_cannot_be_edited_or_deleted(administrator: User, client_for: ClientFor) -> None:
     superuser = User.objects.create_superuser("root", password="x-root-2026")
-    entry = StaffAction.objects.create(staff=administrator, action="test", target="x", reason="why")
+    entry = record(staff=administrator, action="test", target=administrator, reason="why")
     entry.reason = "changed"
     with pytest.raises(AuditImmutable):
         entry.save()
@@ -408,7 +413,7 @@ def test_postgresql_itself_refuses_changing_the_audit_trail(
 ) -> None:
     from django.db import DatabaseError, connection, transaction
 
-    StaffAction.objects.create(staff=administrator, action="test", target="x", reason="why")
+    record(staff=administrator, action="test", target=administrator, reason="why")
     for sql in ("UPDATE staff_staffaction SET reason = 'changed'", "DELETE FROM staff_staffaction"):
         with (
             pytest.raises(DatabaseError, match="append-only"),

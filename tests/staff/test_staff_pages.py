@@ -10,6 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
+from staff.models import StaffAction
+from tests.staff.conftest import make_staff
 from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends, _started_game
 
 pytestmark = pytest.mark.django_db
@@ -21,25 +23,52 @@ def _no_inline_script(page: str) -> None:
     assert not re.search(r"\son[a-z]+=", page)
 
 
-def test_game_page_shows_players_deals_money_in_rupees_and_every_hand(
+def test_game_page_shows_players_deals_and_money_in_rupees_but_no_hand(
     support: User, client_for: Callable[[User], Client]
 ) -> None:
     game, players = _started_game(fee=1_000)
     _drop_until_the_first_deal_ends(game)
     game.refresh_from_db()
-    page = client_for(support).get(reverse("admin:tables_poolgame_change", args=[game.pk])).content.decode()
+    agent = client_for(support)
+    page = agent.get(reverse("admin:tables_poolgame_change", args=[game.pk])).content.decode()
     assert "fees paid <strong>₹30.00</strong>" in page and "prize pool <strong>₹27.00</strong>" in page
     assert "rake ₹3.00" in page and "paise" not in page
     for p in players:
         assert p.table_name in page
-    assert "drops remaining" in page and "Players never see this" in page
-    # deal 2 is being played: every hand of it as card pictures (13 each), the cut joker and open card
-    assert page.count('class="pcard') >= 3 * 13 + 2
+    assert "drops remaining" in page and "Cards in hand:" in page
+    # deal 2 is being played: a support agent sees what the players all see (the cut joker and the
+    # open card), never a hand or the closed deck, and no way to ask for them
+    assert page.count('class="pcard') == 2
+    assert "closed-deck" not in page and "live-reason" not in page
     replay = reverse("deal-detail", args=[game.deals.get(number=1).pk])
     assert f'href="{replay}"' in page
     _no_inline_script(page)
     # a support agent sees no cancel button
     assert "cancel-link" not in page
+
+
+def test_only_game_integrity_sees_live_hands_with_a_reason_and_each_look_is_recorded(
+    support: User, client_for: Callable[[User], Client]
+) -> None:
+    game, _ = _started_game(fee=1_000)
+    live = reverse("admin:tables_poolgame_live", args=[game.pk])
+    # the support agent asks for the hands by the URL: refused, and the attempt is recorded
+    assert client_for(support).get(live, {"reason": "curious"}).status_code == 403
+    refused = StaffAction.objects.get(verb="refused_view_live_hands")
+    assert refused.actor == support and refused.object_pk == str(game.pk)
+    analyst = make_staff("analyst", "Game integrity")
+    client = client_for(analyst)
+    page = client.get(reverse("admin:tables_poolgame_change", args=[game.pk])).content.decode()
+    assert 'id="live-reason"' in page and "closed-deck" not in page
+    # no reason, no hands
+    assert client.get(live).status_code == 302
+    assert not StaffAction.objects.filter(verb="view_live_hands").exists()
+    page = client.get(live, {"reason": "dispute: ravi says the deck was stacked"}).content.decode()
+    assert page.count('class="pcard') >= 3 * 13 + 2 and 'id="closed-deck"' in page
+    _no_inline_script(page)
+    seen = StaffAction.objects.get(verb="view_live_hands")
+    assert seen.actor == analyst and seen.reason == "dispute: ravi says the deck was stacked"
+    assert seen.object_pk == str(game.pk) and seen.after["deal"] == 1
 
 
 def test_dashboard_shows_the_figures_the_rake_chart_and_the_ledger_verdict(

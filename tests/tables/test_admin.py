@@ -7,6 +7,7 @@ from django.test import Client
 
 from accounts.models import User
 from tables import services
+from staff.models import StaffAction
 from tables.models import Deal, PoolGame, TableSettings
 from tests.tables.conftest import make_player, make_table
 
@@ -26,7 +27,7 @@ def test_staff_create_table_settings_with_tables(staff_client: Client) -> None:
         {
             "name": "201 Pool · high stakes",
             "format": "201",
-            "entry_fee": 500_000,
+            "entry_fee": "5000",  # rupees: the form never asks for paise
             "seats": 6,
             "decks": 2,
             "active": "on",
@@ -38,13 +39,14 @@ def test_staff_create_table_settings_with_tables(staff_client: Client) -> None:
             "rejoin_window_seconds": 20,
             "split_offer_seconds": 20,
             "rake_bp": 1000,
-            "auto_split_min_fee": 200_000,
+            "auto_split_min_fee": "2000",
             "rejoin_max_fee": "",
-            "point_value": 100,
+            "point_value": "1",
             "bot_wait_seconds": 5,
             "tables-TOTAL_FORMS": 1,
             "tables-INITIAL_FORMS": 0,
             "tables-0-name": "High stakes #1",
+            "audit_reason": "the weekend high-stakes room",
         },
     )
     assert response.status_code == 302, response.content[:2000]
@@ -52,6 +54,10 @@ def test_staff_create_table_settings_with_tables(staff_client: Client) -> None:
     assert settings.tables.get().name == "High stakes #1"
     rules = settings.rules()
     assert (rules.pool_limit, rules.entry_fee, rules.auto_split) == (201, 500_000, True)
+    # both writes are in the staff audit trail, with the reason, in rupees
+    made = StaffAction.objects.get(verb="add_tablesettings")
+    assert made.reason == "the weekend high-stakes room" and made.after["entry_fee"] == "₹5000.00"
+    assert StaffAction.objects.get(verb="add_table").object_repr == "High stakes #1"
 
 
 def test_invalid_settings_are_refused_by_the_form(staff_client: Client) -> None:
@@ -60,7 +66,7 @@ def test_invalid_settings_are_refused_by_the_form(staff_client: Client) -> None:
         {
             "name": "bad",
             "format": "101",
-            "entry_fee": 100,
+            "entry_fee": "1",
             "seats": 9,
             "decks": 5,
             "turn_seconds": 30,

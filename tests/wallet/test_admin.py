@@ -64,15 +64,15 @@ def test_staff_credit_and_debit_through_adjust(admin_client_: Client, wallet: Ac
     page = admin_client_.get(url)
     assert page.status_code == 200
     key = page.context["form"].initial["idempotency_key"]
-    response = admin_client_.post(
-        url, {"amount": "25.50", "reason": "tournament prize", "idempotency_key": key}
-    )
+    form = {"amount": "25.50", "reason": "ticket 81: lost a prize to a bug", "idempotency_key": key}
+    response = admin_client_.post(url, {**form, "message": "Tournament prize"})
     assert response.status_code == 302
     assert wallet_balance(user=wallet.user) == 65_50
     txn = LedgerTransaction.objects.get(kind=TransactionKind.ADJUSTMENT)
-    assert txn.caused_by == staff and "tournament prize" in txn.memo
+    # the player's history says the message; the internal note stays with staff
+    assert txn.caused_by == staff and txn.memo == "Tournament prize" and "ticket" not in txn.memo
     # a double submit of the same form does not adjust twice
-    admin_client_.post(url, {"amount": "25.50", "reason": "tournament prize", "idempotency_key": key})
+    admin_client_.post(url, {**form, "message": "Tournament prize"})
     assert wallet_balance(user=wallet.user) == 65_50
     # debit
     new_key = admin_client_.get(url).context["form"].initial["idempotency_key"]
