@@ -250,7 +250,10 @@ def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
     assert "abusive chat" in login.content.decode() and "reported by" not in login.content.decode()
     entry = StaffAction.objects.get(verb="suspend_player")
     assert entry.staff == support and entry.after["suspended"] and not entry.before["suspended"]
-    assert entry.reason == "abusive chat, reported by ravi and meena" and entry.after["message"] == "abusive chat"
+    assert (
+        entry.reason == "abusive chat, reported by ravi and meena"
+        and entry.after["message"] == "abusive chat"
+    )
     # lifting is an action too
     client_for(support).post(
         reverse("admin:accounts_user_changelist"),

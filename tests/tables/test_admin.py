@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from tables import services
 from staff.models import StaffAction
+from tables import services
 from tables.models import Deal, PoolGame, TableSettings
 from tests.tables.conftest import make_player, make_table
 
