@@ -270,23 +270,34 @@ class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
     def has_close_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.has_perm(CLOSE))
 
-    def _set_open(self, request: HttpRequest, queryset: QuerySet[Table], is_open: bool) -> None:
-        reason = "closed by staff" if not is_open else "reopened by staff"
+    def _set_open(self, request: HttpRequest, queryset: QuerySet[Table], is_open: bool) -> HttpResponse | None:
+        action = "reopen_tables" if is_open else "close_tables"
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if not ("apply" in request.POST and form.is_valid()):
+            title = "Reopen tables" if is_open else "Close tables (a running game finishes)"
+            return TemplateResponse(
+                request,
+                "admin/staff/reason_action.html",
+                _context(self, request, title=title, form=form, queryset=queryset, action=action),
+            )
         for table in queryset:
             try:
-                services.set_table_open(staff=request.user, table=table, is_open=is_open, reason=reason)
+                services.set_table_open(
+                    staff=request.user, table=table, is_open=is_open, reason=form.cleaned_data["reason"]
+                )
             except services.StaffError as exc:
                 self.message_user(request, f"{table}: {exc}", messages.ERROR)
         word = "closed (running games play to their end)" if not is_open else "reopened"
         self.message_user(request, f"{queryset.count()} table(s) {word}.", messages.SUCCESS)
+        return None
 
     @admin.action(description="Close: no new games (a running game finishes)", permissions=["close"])
-    def close_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:
-        self._set_open(request, queryset, False)
+    def close_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse | None:
+        return self._set_open(request, queryset, False)
 
     @admin.action(description="Reopen", permissions=["close"])
-    def reopen_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:
-        self._set_open(request, queryset, True)
+    def reopen_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse | None:
+        return self._set_open(request, queryset, True)
 
 
 @admin.register(TableSettings)
@@ -309,6 +320,7 @@ class StaffTableSettingsAdmin(ReasonedAdminMixin, TableSettingsAdmin):
                             settings_row=row,
                             count=form.cleaned_data["count"],
                             prefix=form.cleaned_data["prefix"] if queryset.count() == 1 else "",
+                            reason=form.cleaned_data["reason"],
                         )
                     )
                 except services.StaffError as exc:

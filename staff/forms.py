@@ -38,7 +38,7 @@ class SuspendForm(ReasonForm):
     )
 
 
-class BulkTablesForm(forms.Form):
+class BulkTablesForm(ReasonForm):
     count = forms.IntegerField(min_value=1, max_value=100, initial=1)
     prefix = forms.CharField(
         max_length=50, required=False, help_text="Table names; the settings' name if blank."

@@ -19,7 +19,7 @@ class RupeesField(forms.DecimalField):
 
     def prepare_value(self, value: object) -> object:
         if isinstance(value, int) and not isinstance(value, bool):
-            return Decimal(value) / 100  # paise as stored -> rupees shown
+            return (Decimal(value) / 100).quantize(Decimal("0.01"))  # paise as stored -> rupees shown
         return value
 
     def to_python(self, value: object) -> int | None:  # type: ignore[override]

@@ -156,9 +156,12 @@ def test_closing_a_table_stops_new_games_and_the_running_one_plays_on(
     early = make_player("early")
     _join_by_form(early, waiting_table)
     client = client_for(administrator)
+    chosen = {"action": "close_tables", "_selected_action": [game.table_id, waiting_table.pk]}
+    asked = client.post(reverse("admin:tables_table_changelist"), chosen)  # the action asks why first
+    assert asked.status_code == 200 and 'name="reason"' in asked.content.decode()
+    assert Table.objects.get(pk=game.table_id).is_open
     response = client.post(
-        reverse("admin:tables_table_changelist"),
-        {"action": "close_tables", "_selected_action": [game.table_id, waiting_table.pk]},
+        reverse("admin:tables_table_changelist"), {**chosen, "apply": "1", "reason": "maintenance tonight"}
     )
     assert response.status_code == 302
     assert not Table.objects.get(pk=game.table_id).is_open
@@ -177,11 +180,12 @@ def test_closing_a_table_stops_new_games_and_the_running_one_plays_on(
     api = c.post(f"/api/tables/{waiting_table.pk}/join/")
     assert api.status_code == 409 and api.json()["code"] == "table_closed"
     assert waiting_table.pk not in [t["id"] for t in c.get("/api/tables/").json()]
-    assert StaffAction.objects.filter(verb="close_table").count() == 2
+    closed = StaffAction.objects.filter(verb="close_table")
+    assert closed.count() == 2 and {e.reason for e in closed} == {"maintenance tonight"}
     # reopen
     client.post(
         reverse("admin:tables_table_changelist"),
-        {"action": "reopen_tables", "_selected_action": [waiting_table.pk]},
+        {"action": "reopen_tables", "_selected_action": [waiting_table.pk], "apply": "1", "reason": "done"},
     )
     assert c.post(f"/api/tables/{waiting_table.pk}/join/").status_code == 201
     assert check_ledger() == []
@@ -197,6 +201,7 @@ def test_tables_are_created_in_bulk_from_settings(administrator: User, client_fo
             "apply": "1",
             "count": "3",
             "prefix": "Evening",
+            "reason": "evening rush",
         },
     )
     assert response.status_code == 302
@@ -204,7 +209,8 @@ def test_tables_are_created_in_bulk_from_settings(administrator: User, client_fo
         Table.objects.filter(settings=table.settings).exclude(pk=table.pk).values_list("name", flat=True)
     )
     assert names == ["Evening #1", "Evening #2", "Evening #3"]
-    assert StaffAction.objects.get(verb="create_tables").after["tables"]
+    made = StaffAction.objects.get(verb="create_tables")
+    assert "Evening #1" in made.after["tables"] and made.reason == "evening rush"
 
 
 def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
