@@ -270,7 +270,9 @@ class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
     def has_close_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.has_perm(CLOSE))
 
-    def _set_open(self, request: HttpRequest, queryset: QuerySet[Table], is_open: bool) -> HttpResponse | None:
+    def _set_open(
+        self, request: HttpRequest, queryset: QuerySet[Table], is_open: bool
+    ) -> HttpResponse | None:
         action = "reopen_tables" if is_open else "close_tables"
         form = ReasonForm(request.POST if "apply" in request.POST else None)
         if not ("apply" in request.POST and form.is_valid()):

@@ -329,7 +329,9 @@ def test_every_admin_page_that_can_write_is_audited(root: User) -> None:
             or model_admin.has_delete_permission(request)
         )
         if writes:
-            assert auditlog.contains(model), f"{model.__name__}: the admin can write it, auditlog does not record it"
+            assert auditlog.contains(model), (
+                f"{model.__name__}: the admin can write it, auditlog does not record it"
+            )
 
 
 def test_a_rake_change_is_recorded_in_percent_with_its_reason(boss: Insider) -> None:
@@ -344,3 +346,28 @@ def test_a_rake_change_is_recorded_in_percent_with_its_reason(boss: Insider) -> 
     assert entry.before == {"rake_bp": "10.00 %"} and entry.after == {"rake_bp": "50.00 %"}
     # the form shows and takes rupees
     assert 'value="100.00"' in boss.get(url).content.decode()
+
+
+def test_no_code_bulk_updates_an_audited_model() -> None:
+    """django-auditlog records saves, not ``queryset.update()`` (docs/staff.md): no code of ours
+    may bulk-update a model it audits, or that change would leave no trace."""
+    import re
+    from pathlib import Path
+
+    from django.conf import settings
+
+    audited = [
+        (m if isinstance(m, str) else m["model"]).split(".")[1]
+        for m in settings.AUDITLOG_INCLUDE_TRACKING_MODELS
+    ]
+    pattern = re.compile(rf"\b({'|'.join(audited)})\.objects\b[^\n]*\.update\(")
+    root = Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for app in ("accounts", "staff", "tables", "wallet", "rummy_site")
+        for path in (root / app).rglob("*.py")
+        if "migrations" not in path.parts
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

@@ -62,7 +62,8 @@ class Command(BaseCommand):
                     finished.append(drivers.play_out(game_id=game.pk, clock=fake))
         finally:
             table_clock.now = real_now
-            TableSettings.objects.filter(pk=kind.pk).update(active=False)  # keep it out of the lobby
+            kind.active = False  # keep it out of the lobby (a save: table settings are audited models)
+            kind.save(update_fields=["active"])
         elapsed = time.perf_counter() - started
         ids = [g.pk for g in finished]
         deals = Deal.objects.filter(game_id__in=ids).count()
