@@ -24,12 +24,14 @@ class CancelGameForm(ReasonForm):
     reason = forms.CharField(
         label="Internal note",
         max_length=200,
+        widget=forms.Textarea(attrs={"rows": 2, "class": "vLargeTextField"}),
         help_text="Required; kept in the staff audit trail only. Players never see it.",
     )
     message = forms.CharField(
         label="Message to the players",
         max_length=200,
         initial="Staff cancelled this game.",
+        widget=forms.Textarea(attrs={"rows": 2, "class": "vLargeTextField"}),
         help_text="Required; shown to every player at the table and in their wallet history. "
         "Do not name players or say what staff suspect.",
     )
