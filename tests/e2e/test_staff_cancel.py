@@ -163,3 +163,43 @@ def test_every_player_is_told_in_words_that_staff_cancelled_the_game(
         assert check_ledger() == []
     finally:
         connections.close_all()
+
+
+@pytest.fixture
+def reminding_server(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> str:
+    """The live server with a play reminder every 3 seconds of play instead of every hour."""
+    monkeypatch.setenv("PLAY_REMINDER_SECONDS", "3")
+    return str(request.getfixturevalue("live_server_url"))
+
+
+def test_a_play_reminder_is_shown_in_words_until_dismissed(
+    reminding_server: str, running_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    """The hourly reminder (tables/reminders.py), which the table page used to drop, on a phone."""
+    game, users = running_game
+    player = Player(browser, reminding_server, "ravi", PHONE)
+    try:
+        player.log_in(users[1])
+        player.goto(f"/tables/{game.table_id}/")
+        player.page.wait_for_selector("#groups .card")
+        reminder = player.page.locator("#notices .notice-banner[data-kind='play_reminder']")
+        reminder.wait_for()
+        assert "You have played for" in reminder.inner_text() and "Take a break" in reminder.inner_text()
+        player.shot("cancel-reminder")
+        # the next reminder replaces it: one banner, still there after its interval. (Playwright
+        # records frames only while it runs, hence wait_for_timeout rather than a sleep.)
+        told = len([f for f in player.frames if f.get("kind") == "play_reminder"])
+        for _ in range(50):
+            if len([f for f in player.frames if f.get("kind") == "play_reminder"]) > told:
+                break
+            player.page.wait_for_timeout(200)
+        else:
+            pytest.fail("no second reminder")
+        assert reminder.count() == 1
+        player.page.tap("#notices .notice-close")
+        wait_until(lambda: reminder.count() == 0, "the reminder dismissed")
+        assert player.page.is_visible("#groups .card")  # the game goes on under it
+        player.assert_clean()
+    finally:
+        player.close()
+        connections.close_all()
