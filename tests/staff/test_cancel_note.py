@@ -26,6 +26,7 @@ from accounts.models import User
 from rummy_site.asgi import application
 from staff.models import StaffAction
 from tables.models import Deal, GameEvent, PoolGame, Table
+from tables.staffops import TABLE_CLOSED_MESSAGE
 from tests.helpers import session_cookie
 from tests.staff.conftest import make_staff
 from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends
@@ -240,3 +241,24 @@ def test_a_table_after_a_cancelled_game_waits_for_players_not_an_older_result() 
     client.force_login(players[0])
     snapshot = client.get(f"/api/tables/{table.pk}/").json()
     assert snapshot["game"] is None and snapshot["view"] is None
+
+
+def test_closing_a_table_tells_its_waiting_players_why_and_its_refund_names_the_staff_member() -> None:
+    table = make_table(fee=1_000, seats=3)
+    early = make_player("early")
+    client = Client()
+    client.force_login(early)
+    assert client.post(f"/tables/{table.pk}/join/").status_code == 302
+    waiting = table.games.get()
+    boss = make_staff("boss", "Administrator")
+    staff_client = Client()
+    staff_client.force_login(boss)
+    response = staff_client.post(
+        reverse("admin:tables_table_changelist"), {"action": "close_tables", "_selected_action": [table.pk]}
+    )
+    assert response.status_code == 302
+    waiting.refresh_from_db()
+    assert waiting.status == PoolGame.Status.CANCELLED
+    assert waiting.result["message"] == TABLE_CLOSED_MESSAGE and "reason" not in waiting.result
+    refund = LedgerTransaction.objects.get(idempotency_key=f"cancel:{waiting.pk}")
+    assert refund.caused_by == boss and TABLE_CLOSED_MESSAGE in refund.memo
