@@ -194,7 +194,10 @@ class StaffPoolGameAdmin(PoolGameAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 result = services.cancel_game(
-                    staff=request.user, game=game, reason=form.cleaned_data["reason"]
+                    staff=request.user,
+                    game=game,
+                    reason=form.cleaned_data["reason"],
+                    message=form.cleaned_data["message"],
                 )
             except services.StaffError as exc:
                 form.add_error(None, str(exc))

@@ -22,7 +22,29 @@ class ReasonForm(forms.Form):
 
 
 class CancelGameForm(ReasonForm):
+    """Two texts, kept apart: the internal note stays with staff, the message goes to the players."""
+
     rule = CANCEL_RULE
+    reason = forms.CharField(
+        label="Internal note",
+        max_length=200,
+        widget=forms.Textarea(attrs={"rows": 2, "class": "vLargeTextField"}),
+        help_text="Required; kept in the staff audit trail only. Players never see it.",
+    )
+    message = forms.CharField(
+        label="Message to the players",
+        max_length=200,
+        initial="Staff cancelled this game.",
+        widget=forms.Textarea(attrs={"rows": 2, "class": "vLargeTextField"}),
+        help_text="Required; shown to every player at the table and in their wallet history. "
+        "Do not name players or say what staff suspect.",
+    )
+
+    def clean_message(self) -> str:
+        message = self.cleaned_data["message"].strip()
+        if not message:
+            raise forms.ValidationError("A message to the players is required.")
+        return message
 
 
 class SuspendForm(ReasonForm):

@@ -141,20 +141,31 @@ def lift_suspension(*, staff: User, user: User, reason: str) -> int:
 # ---------------------------------------------------------------------------
 # games and tables
 # ---------------------------------------------------------------------------
-def cancel_game(*, staff: User, game: PoolGame, reason: str) -> dict[str, Any]:
-    with transaction.atomic():
+def cancel_game(*, staff: User, game: PoolGame, reason: str, message: str) -> dict[str, Any]:
+    """Cancel ``game``: ``reason`` is staff's internal note, kept here in the audit trail and
+    never passed on; ``message`` is what the players are told (table, result, wallet memo)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise StaffError("a cancellation needs an internal note")
+    with transaction.atomic(), audit.service_action():
         before = {"status": game.status, "version": game.version}
         try:
-            result = staffops.cancel_game(game_id=game.pk, reason=reason)
+            result = staffops.cancel_game(game_id=game.pk, message=message, staff=staff)
         except (TableError, WalletError) as exc:
             raise StaffError(str(exc)) from exc
         record(
             staff=staff,
             action="cancel_game",
-            target=f"game:{game.pk} {game.table.name}",
+            target=game,
             reason=reason,
             before=before,
-            after={"status": "cancelled", **{k: result[k] for k in ("settlement", "payouts", "rake")}},
+            after={
+                "status": "cancelled",
+                "message": result["message"],
+                "settlement": result["settlement"],
+                "payouts": {uid: format_money(int(amount)) for uid, amount in result["payouts"].items()},
+                "rake": format_money(int(result["rake"])),
+            },
         )
     return result
 
@@ -162,7 +173,7 @@ def cancel_game(*, staff: User, game: PoolGame, reason: str) -> dict[str, Any]:
 def set_table_open(*, staff: User, table: Table, is_open: bool, reason: str = "") -> dict[str, Any]:
     with transaction.atomic(), audit.service_action():
         try:
-            changed = staffops.set_table_open(table_id=table.pk, is_open=is_open, reason=reason)
+            changed = staffops.set_table_open(table_id=table.pk, is_open=is_open, staff=staff)
         except (TableError, WalletError) as exc:
             raise StaffError(str(exc)) from exc
         record(

@@ -289,6 +289,10 @@ class GamePayoutSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """The end of the game; ``over`` false (and the rest null or empty) until then."""
 
     over = serializers.BooleanField()
+    cancelled = serializers.BooleanField(help_text="Staff cancelled the game (its fees refunded or shared).")
+    message = serializers.CharField(
+        allow_null=True, help_text="A cancelled game: what staff told the players; else null."
+    )
     split = serializers.CharField(allow_null=True, help_text="manual, auto or null (a winner).")
     winner_seat = serializers.IntegerField(allow_null=True)
     prize_pool = serializers.IntegerField(allow_null=True, help_text="Paise.")

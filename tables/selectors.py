@@ -87,10 +87,14 @@ def table_summary(table: Table, game: PoolGame | None) -> dict[str, Any]:
 
 
 def current_game(table: Table) -> PoolGame | None:
-    """The table's waiting or running game, else its last finished one (to show the result)."""
+    """The table's waiting or running game, else its last finished one (to show the result);
+    None after a cancelled game: the table waits for players, not an older game's result."""
     game = table.games.filter(status__in=_OPEN).first()
     if game is None:
-        game = table.games.filter(status=PoolGame.Status.FINISHED).order_by("-id").first()
+        ended = (PoolGame.Status.FINISHED, PoolGame.Status.CANCELLED)
+        game = table.games.filter(status__in=ended).order_by("-id").first()
+        if game is not None and game.status == PoolGame.Status.CANCELLED:
+            return None
     return game
 
 
@@ -253,6 +257,8 @@ def game_history(*, game: PoolGame) -> dict[str, Any]:
     result = game.result or None
     payout: dict[str, Any] = {
         "over": False,
+        "cancelled": False,
+        "message": None,
         "split": None,
         "winner_seat": None,
         "prize_pool": None,
@@ -265,6 +271,9 @@ def game_history(*, game: PoolGame) -> dict[str, Any]:
     if result is not None:
         payout = {
             "over": True,
+            # staff cancelled it: what the players were told (staff's internal note is never here)
+            "cancelled": bool(result.get("cancelled")),
+            "message": result.get("message") if result.get("cancelled") else None,
             "split": result.get("split"),
             "winner_seat": result.get("winner_seat"),
             "prize_pool": result["prize_pool"],

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from accounts.models import User
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.split import split_amounts
@@ -40,16 +41,20 @@ def _escrow_balance(game: PoolGame) -> int:
     return int(row[0]) if row else 0
 
 
-def cancel_game(*, game_id: int, reason: str) -> dict[str, Any]:
+def cancel_game(*, game_id: int, message: str, staff: User | None = None) -> dict[str, Any]:
     """End a waiting or running game now and settle its money by ``CANCEL_RULE``.
 
+    ``message`` is what the players are told (the table's notice, the stored event and result,
+    their wallet memos); staff's internal note never comes here, so it cannot reach a player:
+    the staff app keeps it in its audit trail. ``staff`` is the ledger's ``caused_by``.
+
     Returns the settlement (also stored as the game's ``result``): ``settlement``
-    (``refund``, ``split`` or ``none``), ``payouts`` by user id, ``rake``, ``fees_paid``.
+    (``refund``, ``split`` or ``none``), ``payouts`` by user id, ``rake``, ``fees_paid``, ``message``.
     The players at the table get a ``notice`` (docs/protocol.md) after commit.
     """
-    reason = (reason or "").strip()
-    if not reason:
-        raise TableError("a cancellation needs a reason")
+    message = (message or "").strip()
+    if not message:
+        raise TableError("a cancellation needs a message to the players")
     with transaction.atomic():
         try:
             game = game_for_update(game_id)
@@ -59,7 +64,7 @@ def cancel_game(*, game_id: int, reason: str) -> dict[str, Any]:
             raise NoGameRunning(
                 f"game {game_id} is {game.get_status_display().lower()}; only a waiting or running game can be cancelled"
             )
-        result = _settle_cancelled(game, reason)
+        result = _settle_cancelled(game, message, staff)
         now = clock.now()
         game.status = PoolGame.Status.CANCELLED
         game.finished_at = now
@@ -68,7 +73,7 @@ def cancel_game(*, game_id: int, reason: str) -> dict[str, Any]:
         game.deadline_kind = ""
         game.version += 1
         data = {
-            "reason": reason,
+            "message": message,
             "settlement": result["settlement"],
             "payouts": result["payouts"],
             "rake": result["rake"],
@@ -97,17 +102,19 @@ def cancel_game(*, game_id: int, reason: str) -> dict[str, Any]:
         return result
 
 
-def _settle_cancelled(game: PoolGame, reason: str) -> dict[str, Any]:
+def _settle_cancelled(game: PoolGame, message: str, staff: User | None) -> dict[str, Any]:
     """Move the escrow out by ``CANCEL_RULE``; the result sheet of the cancellation."""
     escrow = _escrow_balance(game)
     state = GameState.from_dict(game.state) if game.state else None
-    memo = f"Cancelled by staff, {game.table.name}: {reason}"[:255]
-    base: dict[str, Any] = {"cancelled": True, "reason": reason, "rule": CANCEL_RULE, "fees_paid": escrow}
+    memo = f"Cancelled by staff, {game.table.name}: {message}"[:255]
+    base: dict[str, Any] = {"cancelled": True, "message": message, "rule": CANCEL_RULE, "fees_paid": escrow}
     if escrow == 0:
         return {**base, "settlement": "none", "payouts": {}, "rake": 0, "prize_pool": 0}
     if state is None or state.last_result is None:
         paid_before = _paid_by_user(game)
-        wallet.refund_all_entries(game_ref=game.escrow_ref, idempotency_key=f"cancel:{game.pk}", memo=memo)
+        wallet.refund_all_entries(
+            game_ref=game.escrow_ref, idempotency_key=f"cancel:{game.pk}", memo=memo, caused_by=staff
+        )
         return {**base, "settlement": "refund", "payouts": paid_before, "rake": 0, "prize_pool": 0}
     live = state.live_seats()
     pool, rake = prize_pool(escrow, state.rules)
@@ -119,6 +126,7 @@ def _settle_cancelled(game: PoolGame, reason: str) -> dict[str, Any]:
         rake=rake,
         idempotency_key=f"cancel:{game.pk}",
         memo=memo,
+        caused_by=staff,
     )
     return {
         **base,
@@ -138,26 +146,29 @@ def _paid_by_user(game: PoolGame) -> dict[str, int]:
     }
 
 
+#: What became of the players' money, in words, by settlement (the notice's ``money``).
+SETTLEMENT_WORDS = {
+    "refund": "Every entry fee has been refunded in full.",
+    "split": "The prize pool has been shared by the players still in, by their drops remaining.",
+    "none": "No chips were at stake.",
+}
+
+
 def _tell_table(game: PoolGame, result: dict[str, Any]) -> None:
     """After commit: a ``notice`` to everyone at the table, then the usual change notice."""
     table_id, game_id, version = game.table_id, game.pk, game.version
     header = game_header(game)
-    words = {
-        "refund": "every entry fee has been refunded in full",
-        "split": "the prize pool has been shared by the players still in, by their drops remaining",
-        "none": "no chips were at stake",
-    }[result["settlement"]]
     notice = {
         "type": "notice",
         "kind": "game_cancelled",
         "game_id": game_id,
-        "message": f"Staff cancelled this game ({result['reason']}): {words}.",
-        "reason": result["reason"],
+        "message": result["message"],
+        "money": SETTLEMENT_WORDS[result["settlement"]],
         "settlement": result["settlement"],
         "payouts": result["payouts"],
         "payouts_display": {uid: format_money(amount) for uid, amount in result["payouts"].items()},
     }
-    event = {"type": "game_cancelled", "reason": result["reason"], "settlement": result["settlement"]}
+    event = {"type": "game_cancelled", "message": result["message"], "settlement": result["settlement"]}
 
     def effects() -> None:
         notify.table_notice(table_id=table_id, notice=notice)
@@ -174,10 +185,17 @@ def _tell_table(game: PoolGame, result: dict[str, Any]) -> None:
     transaction.on_commit(effects)
 
 
-def set_table_open(*, table_id: int, is_open: bool, reason: str = "") -> dict[str, Any]:
+#: What the players of a waiting game are told when staff close its table.
+TABLE_CLOSED_MESSAGE = "This table was closed, so the game that was waiting for players will not start."
+
+
+def set_table_open(
+    *, table_id: int, is_open: bool, staff: User | None = None, message: str = ""
+) -> dict[str, Any]:
     """Close (no new game; the running one plays to its end) or reopen a table.
 
-    Closing cancels a game still waiting for players (their fees come back in full).
+    Closing cancels a game still waiting for players (their fees come back in full), telling
+    them ``message`` (``TABLE_CLOSED_MESSAGE`` if blank); ``staff`` is the refund's ``caused_by``.
     Returns what changed: ``{"was_open", "is_open", "cancelled_game"}``.
     """
     with transaction.atomic():
@@ -193,7 +211,7 @@ def set_table_open(*, table_id: int, is_open: bool, reason: str = "") -> dict[st
         if not is_open:
             waiting = table.games.filter(status=PoolGame.Status.WAITING).first()
             if waiting is not None:
-                cancel_game(game_id=waiting.pk, reason=reason or "the table was closed")
+                cancel_game(game_id=waiting.pk, message=message.strip() or TABLE_CLOSED_MESSAGE, staff=staff)
                 cancelled = waiting.pk
         transaction.on_commit(lambda: notify.lobby_changed(table_ids=[table_id]))
         return {"was_open": was_open, "is_open": is_open, "cancelled_game": cancelled}

@@ -436,9 +436,13 @@ def refund_entry(*, user: User, game_ref: str, idempotency_key: str, memo: str =
     return txn
 
 
-def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -> LedgerTransaction:
+def refund_all_entries(
+    *, game_ref: str, idempotency_key: str, memo: str = "", caused_by: User | None = None
+) -> LedgerTransaction:
     """Cancel a game: refund every player what they paid, each part to its source, in one transaction;
-    the escrow ends at zero unless something other than fees was put in (then ``SettlementMismatch``)."""
+    the escrow ends at zero unless something other than fees was put in (then ``SettlementMismatch``).
+
+    ``caused_by``: the staff member who cancelled (None when the system did)."""
     escrow = escrow_account_for(game_ref)
     payers = sorted(_net_paid_by_wallet(escrow=escrow))
     players = list(Account.objects.filter(pk__in=payers))
@@ -462,7 +466,7 @@ def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -
         legs=legs,
         fixed_legs=None,
         memo=memo or f"Cancelled {game_ref}: entry fees refunded",
-        caused_by=None,
+        caused_by=caused_by,
     )
     return txn
 
@@ -471,7 +475,13 @@ def refund_all_entries(*, game_ref: str, idempotency_key: str, memo: str = "") -
 # Settlement: escrow -> house (rake) and winners
 # ---------------------------------------------------------------------------
 def settle_game(
-    *, game_ref: str, payouts: Mapping[int, int], rake: int, idempotency_key: str, memo: str = ""
+    *,
+    game_ref: str,
+    payouts: Mapping[int, int],
+    rake: int,
+    idempotency_key: str,
+    memo: str = "",
+    caused_by: User | None = None,
 ) -> LedgerTransaction:
     """End a pool game (docs/rules.md §7-8): rake to the house and the prize pool to the winner or splitters,
     in one transaction after which the escrow is exactly zero.
@@ -479,6 +489,8 @@ def settle_game(
     ``payouts`` maps user id -> paise (zero amounts allowed and skipped). Raises
     ``SettlementMismatch`` unless ``sum(payouts) + rake`` equals the escrow balance.
     How each payout divides into cash and bonus chips: ``prize_sources`` (docs/rules.md §8.6).
+    ``caused_by``: the staff member who ended the game early (a cancellation's split); None at a
+    normal end, which the game's own moves cause.
     """
     _paise(rake, what="rake", allow_zero=True)
     for user_id, amount in payouts.items():
@@ -510,7 +522,7 @@ def settle_game(
         legs=legs,
         fixed_legs=None,
         memo=memo or f"Settlement of {game_ref}",
-        caused_by=None,
+        caused_by=caused_by,
     )
     if not created:
         # The legs depend on the stakes, so there is no fingerprint to compare: a replay must

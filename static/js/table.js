@@ -22,7 +22,7 @@ const S = {
   groups: null, handKey: null, selected: [], placement: null,
   finishCard: null, finishFrom: null,
   modal: null, autoSheetKey: null,
-  toasts: [], ticker: "", lastDrawn: null, anim: {}, dealing: false,
+  toasts: [], notices: [], ticker: "", lastDrawn: null, anim: {}, dealing: false,
   scores: cfg ? (cfg.scores || []) : [], scoresGame: cfg ? cfg.game_id : null,
   dragging: false, pointerDown: false, dirty: false,
   muted: isMuted(), lastTickSecond: null,
@@ -146,9 +146,52 @@ function onMessage(msg, sent) {
     case "error":
       toast((msg.error && msg.error.message) || "The server could not read that message");
       break;
+    case "notice":
+      onNotice(msg);
+      break;
     default:
       break;
   }
+}
+
+// ------------------------------------------------------------------ notices: words for the people at the table
+// (docs/protocol.md). They stay until dismissed; every text is a text node, never markup.
+let noticeCount = 0;
+const SETTLEMENT_WORDS = {
+  refund: "Every entry fee has been refunded in full.",
+  split: "The prize pool has been shared by the players still in, by their drops remaining.",
+  none: "No chips were at stake.",
+};
+/** What a cancellation did with this player's own chips, from the notice's payouts. */
+function yourMoney(msg) {
+  const you = S.snap && S.snap.you ? String(S.snap.you.user_id) : null;
+  const shown = (msg.payouts_display || {})[you];
+  if (msg.settlement === "refund") return shown ? "Your entry fee of " + shown + " is back in your wallet." : "";
+  if (msg.settlement === "split") return shown ? "Your share, " + shown + ", has been paid to your wallet." : "";
+  return "";
+}
+function onNotice(msg) {
+  const n = { id: ++noticeCount, kind: String(msg.kind || "notice"), game: msg.game_id, title: "Notice", lines: [] };
+  if (n.kind === "game_cancelled") {
+    n.title = "Staff cancelled this game";
+    n.lines = [msg.message, msg.money || SETTLEMENT_WORDS[msg.settlement], yourMoney(msg)];
+  } else if (n.kind === "play_reminder") {
+    n.title = "A reminder";
+    n.lines = [msg.message];
+  } else {
+    n.lines = [msg.message];
+  }
+  n.lines = n.lines.filter((x) => typeof x === "string" && x.trim());
+  if (!n.lines.length && n.kind !== "game_cancelled") return;
+  // one of each: a newer reminder replaces the older, the same cancellation is said once
+  S.notices = S.notices.filter((x) => x.kind !== n.kind || (n.kind === "game_cancelled" && x.game !== n.game)).concat([n]);
+  paint();
+}
+function dismissNotice(id) {
+  S.notices = S.notices.filter((x) => x.id !== id);
+  paint();
+  const next = document.querySelector("#notices .notice-close");
+  if (next) next.focus();
 }
 
 function resetGame() {
@@ -227,6 +270,7 @@ function onEvent(e) {
     case "split_accepted": t = says(e.seat, "accepted the split", "accepted the split"); break;
     case "split_declined": t = e.seat == null ? "The split offer ran out" : says(e.seat, "declined the split", "declined the split"); break;
     case "player_left": t = says(e.seat, "left the game", "left the game"); break;
+    case "game_cancelled": t = "Staff cancelled the game"; break;
     case "game_over": {
       t = "Game over";
       const mine = me();
@@ -614,6 +658,18 @@ function ModalView() {
   }
 }
 
+function Notices() {
+  // always in the page, so that a screen reader announces what is added to it
+  return html`<div id="notices" class="notices" aria-live="assertive" aria-relevant="additions">${S.notices.map((n) => html`
+    <section key=${n.id} class=${"notice-banner notice-" + n.kind} data-kind=${n.kind} aria-labelledby=${"notice-title-" + n.id}>
+      <div class="notice-text">
+        <h2 class="notice-title" id=${"notice-title-" + n.id}>${n.title}</h2>
+        ${n.lines.map((line, i) => html`<p key=${i} class="notice-line">${line}</p>`)}
+      </div>
+      <button type="button" class="notice-close" aria-label=${"Dismiss: " + n.title} onClick=${() => dismissNotice(n.id)}>OK</button>
+    </section>`)}</div>`;
+}
+
 function App() {
   const snap = S.snap;
   const v = S.view;
@@ -643,6 +699,7 @@ function App() {
         <span id="conn" class=${"conn conn-" + S.conn} title=${S.conn}>●</span>
       </div>
     </header>
+    <${Notices} />
     ${S.fatal || S.conn === "closed" ? html`<div id="reconnect-banner" class="banner" role="status">${S.fatal || S.connDetail || "Reconnecting…"}</div>` : null}
     <section id="felt" class="felt" aria-label="The table">
       ${waiting ? null : html`<${Seats} />`}
@@ -674,6 +731,7 @@ function paint() {
 
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && S.modal) { if (S.modal.kind === "declare") cancelFinish(); else T.closeModal(); }
+  else if (e.key === "Escape" && S.notices.length) dismissNotice(S.notices[S.notices.length - 1].id);
 });
 if (root) {
   root.addEventListener("pointerdown", (e) => { if (e.target.closest && e.target.closest("#groups .card")) S.pointerDown = true; });

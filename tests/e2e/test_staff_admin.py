@@ -3,8 +3,8 @@ cancel action, with screenshots in artifacts/e2e/staff-*.png.
 
 Three players join a 101 table through the lobby's join form (the game starts under them);
 an administrator logs in to the admin, opens the dashboard, the game page (the table as the
-players see it, no hand; amounts in rupees), cancels the game with a reason, and the game page then
-shows the refund; the ledger is sound.
+players see it, no hand; amounts in rupees), cancels the game with an internal note and a
+message to the players, and the game page then shows the refund; the ledger is sound.
 """
 
 from __future__ import annotations
@@ -74,11 +74,12 @@ def test_staff_dashboard_game_page_and_cancel(
         page.click("#cancel-link")
         assert "refunded in full" in page.text_content("#cancel-rule")
         page.fill("#id_reason", "server fault during deal 1")
+        page.fill("#id_message", "A server fault stopped this game.")
         page.screenshot(path=str(ARTIFACTS / "staff-cancel.png"), full_page=True)
         page.click("#cancel-form input[type=submit]")
         page.wait_for_selector("#game-result")
         assert page.text_content("#game-status").strip() == "Cancelled"
-        assert "server fault during deal 1" in page.text_content("#game-result")
+        assert "A server fault stopped this game." in page.text_content("#game-result")
         page.screenshot(path=str(ARTIFACTS / "staff-cancelled.png"), full_page=True)
         seen.assert_clean("staff pages")
 

@@ -75,7 +75,8 @@ def test_cancel_before_the_first_deal_ends_refunds_every_fee(
     page = client.get(reverse("admin:tables_poolgame_cancel", args=[game.pk])).content.decode()
     assert "refunded in full" in page and "drops remaining" in page  # the rule is stated
     response = client.post(
-        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "server fault"}
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]),
+        {"reason": "server fault", "message": "A server fault stopped this game."},
     )
     assert response.status_code == 302
     game.refresh_from_db()
@@ -107,7 +108,8 @@ def test_cancel_before_the_first_deal_ends_refunds_bonus_chips_as_bonus_and_reco
     assert game.status == PoolGame.Status.RUNNING
     assert [chip_balances(user=p)["bonus"] for p in players] == [990_00] * 3
     client_for(administrator).post(
-        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "server fault"}
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]),
+        {"reason": "server fault", "message": "A server fault stopped this game."},
     )
     game.refresh_from_db()
     assert game.status == PoolGame.Status.CANCELLED and game.result["settlement"] == "refund"
@@ -129,7 +131,8 @@ def test_cancel_after_the_first_deal_shares_the_pool_by_drops_remaining(
     assert sorted(scores.values()) == [0, 20, 20]
     before = {p.pk: wallet_balance(user=p) for p in players}
     client_for(administrator).post(
-        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "dispute at the table"}
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]),
+        {"reason": "dispute at the table", "message": "Staff stopped this game."},
     )
     game.refresh_from_db()
     assert game.status == PoolGame.Status.CANCELLED and game.result["settlement"] == "split"

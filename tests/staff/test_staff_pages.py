@@ -77,7 +77,9 @@ def test_dashboard_shows_the_figures_the_rake_chart_and_the_ledger_verdict(
     game, _ = _started_game(fee=1_000)
     _drop_until_the_first_deal_ends(game)
     client = client_for(administrator)
-    client.post(reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "test"})  # takes ₹3 rake
+    client.post(
+        reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "test", "message": "Stopped."}
+    )  # takes ₹3 rake
     assert 'id="dashboard-link"' in client.get(reverse("admin:index")).content.decode()
     page = client.get(reverse("staff-dashboard")).content.decode()
     assert re.search(r'id="ledger-verdict"><b>sound</b>', page)

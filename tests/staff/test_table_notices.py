@@ -67,7 +67,8 @@ async def test_players_at_the_table_are_told_when_staff_cancel_the_game() -> Non
         client.force_login(staff)
         game = table.games.get()
         response = client.post(
-            reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "server fault"}
+            reverse("admin:tables_poolgame_cancel", args=[game.pk]),
+            {"reason": "server fault", "message": "A server fault stopped this game."},
         )
         assert response.status_code == 302
         return game.pk
@@ -75,7 +76,9 @@ async def test_players_at_the_table_are_told_when_staff_cancel_the_game() -> Non
     game_id = await cancel()
     notice = await _until_notice(socket, "game_cancelled")
     assert notice["game_id"] == game_id and notice["settlement"] == "refund"
-    assert "Staff cancelled this game (server fault)" in notice["message"]
+    assert notice["message"] == "A server fault stopped this game."
+    assert notice["money"] == "Every entry fee has been refunded in full."
+    assert "server fault" not in str({k: v for k, v in notice.items() if k != "message"})
     assert notice["payouts_display"] == {str(players[0].pk): "₹10.00", str(players[1].pk): "₹10.00"}
     await socket.disconnect()
 

@@ -116,7 +116,8 @@ def test_a_deal_in_progress_is_nobodys_to_replay_and_staff_see_it_in_the_admin(
 
     staff = User.objects.create_user("support", password="x-rummy-2026", is_staff=True, is_superuser=True)
     client.force_login(staff)
-    page = client.get(f"/admin/tables/poolgame/{game.pk}/change/").content.decode()
+    assert 'id="closed-deck"' not in client.get(f"/admin/tables/poolgame/{game.pk}/change/").content.decode()
+    page = client.get(f"/admin/tables/poolgame/{game.pk}/live/", {"reason": "a dispute"}).content.decode()
     state = GameState.from_dict(game.state)
     assert state.deal is not None
     shown = page[page.index('id="closed-deck"') :]
