@@ -218,7 +218,7 @@ def tail_of(proc: Proc) -> Callable[[], str]:
 
 def tail_of_file(path: Path) -> Callable[[], str]:
     return lambda: (
-        "\n".join(path.read_text(errors="replace").splitlines()[-LOG_LINES:]) if path.exists() else ""
+        "\n".join(without_static(path.read_text(errors="replace"))[-LOG_LINES:]) if path.exists() else ""
     )
 
 
@@ -416,6 +416,13 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     page = player.page
     sockets: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
+    static: dict[str, str] = {}  # url: its Cache-Control
+
+    def on_response(response: Any) -> None:
+        if "/static/" in response.url:
+            static[response.url] = response.headers.get("cache-control", "")
+
+    page.on("response", on_response)
     first = page.goto(f"{site.url}/")
     assert first is not None and first.ok, first
     assert "max-age=" in (first.headers.get("strict-transport-security") or ""), first.headers
@@ -449,6 +456,9 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     assert any(e["type"] == "discard" and not e.get("auto") for e in mine), mine
     table_sockets = [s for s in sockets if "/ws/tables/" in s]
     assert table_sockets and all(s.startswith(f"wss://{HOST}:") for s in sockets), sockets
+
+    # collectstatic's hashed files, from WhiteNoise in Daphne through nginx
+    assert any("immutable" in cache for url, cache in static.items() if url.endswith(".css")), static
 
     # Daphne's own limit on a message, as the README's command line sets it
     result = page.evaluate(OVERSIZED_MESSAGES)
