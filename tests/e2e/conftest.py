@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,19 @@ PHONE: dict[str, Any] = {
     "is_mobile": True,
     "has_touch": True,
 }
+
+
+#: What a fresh machine's (or an operator's) shell does not have: the suite's database, Redis and
+#: Django settings, and what rummy_site.test_settings put in this process's environment (no
+#: embedded worker, a test key).
+NOT_ON_A_FRESH_MACHINE = (
+    "DATABASE_URL",
+    "REDIS_URL",
+    "DJANGO_SETTINGS_MODULE",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+    "RUMMY_EMBEDDED_WORKER",
+    "SECRET_KEY",
+)
 
 
 def _free_port() -> int:
@@ -76,19 +89,38 @@ def _close_connections() -> Iterator[None]:
 
 
 SERVER_LOG_LINES = 80
+#: What a test that starts servers of its own registers with ``log_tails``: a name, and how to read the end of that log.
+LOG_TAILS = pytest.StashKey[dict[str, Callable[[], str]]]()
+
+
+def without_static(text: str) -> list[str]:
+    """A server log's lines, less the requests for static files (many, and seldom the story)."""
+    return [line for line in text.splitlines() if "GET /static/" not in line]
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """A failed browser test's report carries the end of its server's log (CI shows only the report)."""
+    """A failed browser test's report carries the end of its servers' logs (CI shows only the report)."""
     report = yield
+    if not report.failed:
+        return report
     log = ARTIFACTS / "daphne.log"
-    if report.failed and "live_server_url" in getattr(item, "fixturenames", ()) and log.exists():
-        lines = [line for line in log.read_text(errors="replace").splitlines() if "GET /static/" not in line]
+    if "live_server_url" in getattr(item, "fixturenames", ()) and log.exists():
+        lines = without_static(log.read_text(errors="replace"))
         report.sections.append(
             (f"server log, last {SERVER_LOG_LINES} lines", "\n".join(lines[-SERVER_LOG_LINES:]))
         )
+    for name, tail in item.stash.get(LOG_TAILS, {}).items():
+        report.sections.append((name, tail()))
     return report
+
+
+@pytest.fixture
+def log_tails(request: pytest.FixtureRequest) -> dict[str, Callable[[], str]]:
+    """Register ``name: read_the_end_of_its_log`` here; a failed test's report then carries each."""
+    tails: dict[str, Callable[[], str]] = {}
+    request.node.stash[LOG_TAILS] = tails
+    return tails
 
 
 def serving(url: str, proc: subprocess.Popen[Any], timeout: float) -> bool:

@@ -89,6 +89,20 @@ def play_practice_now(page: Any, fmt: str, seats: int) -> int:
     return int(page.url.rstrip("/").rsplit("/", 1)[-1])
 
 
+def sign_up(page: Any, base: str, username: str, display_name: str) -> None:
+    """Sign up through the form, as a visitor does (CSRF token, cookies); ends on the lobby."""
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("#id_username", username)
+    page.fill("#id_display_name", display_name)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.fill("#id_email", f"{username}@example.com")
+    page.check("#id_confirm_age")
+    page.check("#id_accept_terms")
+    page.click("#signup-form button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
 def make_user(username: str, display_name: str = "") -> User:
     """An account as sign-up makes it (with its sign-up chips)."""
     user = User.objects.create_user(username=username, password=PASSWORD, display_name=display_name)

@@ -20,29 +20,15 @@ from accounts.models import User
 from tables import services
 from tables.models import Deal, PoolGame, Table
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import play_practice_now
+from tests.e2e.pages import play_practice_now, sign_up
 from tests.e2e.watch import Watch, watch
 from tests.foundation.test_csp import assert_strict_policy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "felt-and-cards-2026"
 #: Fits the 24 characters of a display name; as markup it would run alert(1).
 HOSTILE = "<svg onload=alert(1)>"
 TIMEOUT = 20_000
-
-
-def sign_up(page: Any, base: str, username: str, display_name: str) -> None:
-    page.goto(f"{base}/accounts/signup/")
-    page.fill("#id_username", username)
-    page.fill("#id_display_name", display_name)
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.fill("#id_email", f"{username}@example.com")
-    page.check("#id_confirm_age")
-    page.check("#id_accept_terms")
-    page.click("#signup-form button[type=submit]")
-    page.wait_for_url(f"{base}/")
 
 
 def in_thread(work: Callable[[], Any]) -> Any:

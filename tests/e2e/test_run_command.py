@@ -21,23 +21,13 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, PHONE, serving
+from tests.e2e.conftest import ARTIFACTS, NOT_ON_A_FRESH_MACHINE, PHONE, serving
 from tests.e2e.pages import Player, play_practice_now
 from tests.tables.procs import free_port
 
 pytestmark = [pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parents[2]
-#: what a newcomer's shell does not have: the suite's database, Redis and Django settings, and what
-#: rummy_site.test_settings put in this process's environment (no embedded worker, a test key)
-NOT_ON_A_FRESH_MACHINE = (
-    "DATABASE_URL",
-    "REDIS_URL",
-    "DJANGO_SETTINGS_MODULE",
-    "DJANGO_ALLOW_ASYNC_UNSAFE",
-    "RUMMY_EMBEDDED_WORKER",
-    "SECRET_KEY",
-)
 
 
 @pytest.fixture

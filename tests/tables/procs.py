@@ -120,6 +120,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def free_ports(count: int) -> list[int]:
+    """``count`` different free ports: held open together while chosen (free_port twice may give one port twice)."""
+    with contextlib.ExitStack() as stack:
+        sockets = [
+            stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(count)
+        ]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+
+
 def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.05) -> bool:
     """Poll ``predicate`` until it is truthy or ``timeout`` seconds pass; True if it became truthy."""
     end = time.monotonic() + timeout

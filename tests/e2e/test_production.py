@@ -1,0 +1,468 @@
+"""The README's "Running in production", run as written: nginx in front, two Daphnes, worker, beat.
+
+The README is what is tested: the commands come out of the fenced ``bash`` block(s) of
+its production section and run as they stand, in order, from the checkout, with only
+the values an operator chooses replaced (the secret key, the host name, the database,
+the Redis database, the Daphne ports, beat's state directory). The nginx site is the
+file the repository ships, ``deploy/nginx/rummy.conf``, with only its operator's values
+replaced (host name, certificate, listening ports, the Daphne ports), run by Debian's
+nginx as the current user under a main configuration of the test's own (what Debian's
+``/etc/nginx/nginx.conf`` is to an operator), with a self-signed certificate made here.
+
+Then a browser arrives as a player does, at ``https://localhost:<port>/``: signs up
+through the form (CSRF over https, secure cookies), starts practice from the lobby and
+plays a turn over ``wss`` through nginx, and the bots' answer (the Celery worker's
+timers, through the Redis channel layer) reaches the page. So the Origin check, the
+secure cookies and the proxy headers meet a real proxy.
+
+``collectstatic`` writes into the checkout's ``staticfiles/``, as the README says: two runs of
+this test in one checkout at once would write the same files.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import secrets
+import shlex
+import socket
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from tests.conftest import _missing
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, NOT_ON_A_FRESH_MACHINE, without_static
+from tests.e2e.pages import Player, play_practice_now, sign_up, wait_until
+from tests.tables.procs import Proc, free_ports, private_redis
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+NGINX_SITE = ROOT / "deploy" / "nginx" / "rummy.conf"
+NGINX = "/usr/sbin/nginx"
+LOGS = ARTIFACTS / "production"
+#: What the README and the nginx site name as an example, and an operator replaces with their own.
+EXAMPLE_HOST = "rummy.example.com"
+EXAMPLE_CERT = f"/etc/letsencrypt/live/{EXAMPLE_HOST}/fullchain.pem"
+EXAMPLE_KEY = f"/etc/letsencrypt/live/{EXAMPLE_HOST}/privkey.pem"
+EXAMPLE_STATE_DIR = "/var/lib/rummy"
+HOST = "localhost"
+#: Also out of the operator's shell: a forwarded-origin list would let the Origin checks pass without the proxy's headers.
+NOT_IN_THE_OPERATORS_SHELL = (*NOT_ON_A_FRESH_MACHINE, "CSRF_TRUSTED_ORIGINS", "SECURE_SSL_REDIRECT", "DEBUG")
+#: Seconds for a step of the README (migrate on an empty database is the longest) and for a server to be ready.
+STEP_TIMEOUT = 300
+READY_TIMEOUT = 60
+LOG_LINES = 60
+
+
+# ---------------------------------------------------------------------------- the README's commands
+def production_section(readme: str) -> tuple[dict[str, str], list[list[str]]]:
+    """The exports and the command lines of the README's production section's ``bash`` block(s)."""
+    section = re.search(r"^## Running in production\n(.*?)(?=^## )", readme, re.S | re.M)
+    assert section, "README.md has no '## Running in production' section"
+    blocks = re.findall(r"^```bash\n(.*?)^```", section.group(1), re.S | re.M)
+    assert blocks, "the production section has no ```bash block"
+    env: dict[str, str] = {}
+    commands: list[list[str]] = []
+    for block in blocks:
+        for line in block.replace("\\\n", " ").splitlines():
+            words = shlex.split(line, comments=True)
+            if words and words[0] == "export":
+                for word in words[1:]:
+                    name, equals, value = word.partition("=")
+                    assert equals, f"export without a value in the README: {line}"
+                    env[name] = value
+            elif words:
+                commands.append(words)
+    return env, commands
+
+
+def replaced(text: str, values: dict[str, str], where: str) -> str:
+    """``text`` with each example value an operator replaces by their own; each must be in it."""
+    for example, own in values.items():
+        assert example in text, f"{where} no longer names {example!r}: update tests/e2e/test_production.py"
+        text = text.replace(example, own)
+    return text
+
+
+def daphne_port(words: list[str]) -> str:
+    return words[words.index("-p") + 1]
+
+
+def kind(words: list[str]) -> str:
+    """``daphne``, ``worker``, ``beat`` (processes that stay up) or ``step`` (one that runs to its end)."""
+    program = Path(words[0]).name
+    if program == "daphne":
+        return "daphne"
+    if program == "celery":
+        return "worker" if "worker" in words else "beat" if "beat" in words else "step"
+    return "step"
+
+
+# ---------------------------------------------------------------------------- the machine
+def self_signed_certificate(directory: Path, host: str) -> tuple[Path, Path]:
+    """A certificate for ``host`` valid for a day, and its key (PEM files)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "fullchain.pem", directory / "privkey.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
+def nginx_main_config(prefix: Path, site: Path) -> str:
+    """What Debian's /etc/nginx/nginx.conf is to an operator: a main context around the site, in ``prefix``."""
+    temp = {k: prefix / "temp" / k for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")}
+    # as root nginx would hand its workers to "nobody", who may not enter the test's directory
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return (
+        f"{user}daemon off;\nworker_processes 1;\npid {prefix}/nginx.pid;\n"
+        f"error_log {prefix}/error.log info;\n"
+        "events { worker_connections 256; }\n"
+        "http {\n"
+        f"    access_log {prefix}/access.log;\n"
+        + "".join(f"    {k}_temp_path {path};\n" for k, path in temp.items())
+        + f"    include {site};\n"
+        "}\n"
+    )
+
+
+def postgres_server_url() -> str:
+    """The PostgreSQL server of the suite's DATABASE_URL (else the usual local one), at its maintenance database."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        url = "postgres://postgres@127.0.0.1:5432/postgres"
+    return urlunsplit(urlsplit(url)._replace(path="/postgres"))
+
+
+@pytest.fixture
+def fresh_database() -> Iterator[str]:
+    """An empty PostgreSQL database of this test's own (the README's migrate makes its tables); dropped after."""
+    import psycopg
+
+    server = postgres_server_url()
+    name = f"rummy_production_test_{os.getpid()}"
+
+    def run(sql: str) -> None:
+        with psycopg.connect(server, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql)
+
+    try:
+        run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    except psycopg.OperationalError as exc:
+        _missing("PostgreSQL", f"{server}: {exc}")
+    run(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
+    finally:
+        run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def https_get(url: str, cafile: Path, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    """GET over https, trusting only ``cafile``: the status and the body (the status of an error too)."""
+    context = ssl.create_default_context(cafile=str(cafile))
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=5, context=context) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+    except OSError:  # nothing listening yet
+        return 0, ""
+
+
+def accepting(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def tail_of(proc: Proc) -> Callable[[], str]:
+    return lambda: "\n".join(without_static(proc.output)[-LOG_LINES:])
+
+
+def tail_of_file(path: Path) -> Callable[[], str]:
+    return lambda: (
+        "\n".join(without_static(path.read_text(errors="replace"))[-LOG_LINES:]) if path.exists() else ""
+    )
+
+
+class Site:
+    """The site as the README and deploy/nginx/rummy.conf run it, on loopback, its files in ``workdir``."""
+
+    def __init__(self, workdir: Path, log_tails: dict[str, Callable[[], str]], daphnes: int) -> None:
+        self.workdir = workdir
+        self.log_tails = log_tails
+        self.procs: list[Proc] = []
+        self.daphnes: list[Proc] = []
+        self.nginx_dir = workdir / "nginx"
+        (self.nginx_dir / "temp").mkdir(parents=True)
+        self.cafile, self.keyfile = self_signed_certificate(workdir, HOST)
+        self.https_port, self.http_port, *self.daphne_ports = free_ports(2 + daphnes)
+        self.url = f"https://{HOST}:{self.https_port}"
+
+    def start(self, name: str, words: list[str], env: dict[str, str]) -> Proc:
+        proc = Proc(name, words, env)
+        self.procs.append(proc)
+        self.log_tails[f"{name}: {shlex.join(words)}"] = tail_of(proc)
+        return proc
+
+    def start_nginx(self, daphne_ports: dict[str, str]) -> None:
+        """The shipped site with the operator's values: host, certificate, addresses, Daphne ports."""
+        own = {
+            EXAMPLE_CERT: str(self.cafile),
+            EXAMPLE_KEY: str(self.keyfile),
+            EXAMPLE_HOST: HOST,
+            "listen 443 ssl": f"listen 127.0.0.1:{self.https_port} ssl",
+            "listen 80;": f"listen 127.0.0.1:{self.http_port};",
+            **{
+                f"server 127.0.0.1:{port};": f"server 127.0.0.1:{mine};"
+                for port, mine in daphne_ports.items()
+            },
+        }
+        site = self.nginx_dir / "rummy.conf"
+        site.write_text(replaced(NGINX_SITE.read_text(), own, "deploy/nginx/rummy.conf"))
+        main = self.nginx_dir / "nginx.conf"
+        main.write_text(nginx_main_config(self.nginx_dir, site))
+        self.start("nginx", [NGINX, "-p", f"{self.nginx_dir}/", "-e", "stderr", "-c", str(main)], {})
+        self.log_tails["nginx error.log"] = tail_of_file(self.nginx_dir / "error.log")
+        self.log_tails["nginx access.log"] = tail_of_file(self.nginx_dir / "access.log")
+
+    def run_readme(
+        self, commands: list[list[str]], env: dict[str, str], daphne_ports: dict[str, str]
+    ) -> None:
+        """Each command in the README's order, from the checkout: steps run to their end, servers start."""
+        state_dir = self.workdir / "state"
+        state_dir.mkdir()
+        for words in commands:
+            words = [w.replace(EXAMPLE_STATE_DIR, str(state_dir)) for w in words]
+            what = kind(words)
+            if what == "step":
+                done = subprocess.run(
+                    words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT
+                )
+                output = (done.stdout + done.stderr)[-4000:]
+                assert done.returncode == 0, f"{shlex.join(words)} exited {done.returncode}:\n{output}"
+                continue
+            if what == "daphne":
+                port = words.index("-p") + 1
+                words[port] = daphne_ports[words[port]]
+            proc = self.start(f"{what}-{len(self.procs)}", words, env)
+            if what == "daphne":
+                self.daphnes.append(proc)
+
+    def wait_until_ready(self) -> None:
+        """The worker ready, beat started, and /healthz answering over https through nginx."""
+        (worker,) = (p for p in self.procs if p.name.startswith("worker"))
+        (beat,) = (p for p in self.procs if p.name.startswith("beat"))
+        assert worker.wait_for(" ready.", READY_TIMEOUT), "the Celery worker is not ready (its log below)"
+        assert beat.wait_for("beat: Starting", READY_TIMEOUT), "Celery beat did not start (its log below)"
+        # each Daphne listening before nginx is asked: a refused connection would take it out of the
+        # upstream for 10 s (nginx's fail_timeout)
+        wait_until(
+            lambda: self.dead() or all(accepting(port) for port in self.daphne_ports),
+            "the Daphnes listening",
+            timeout=READY_TIMEOUT,
+        )
+        wait_until(
+            lambda: self.dead() or https_get(f"{self.url}/healthz", self.cafile)[0] == 200,
+            "/healthz over https through nginx",
+            timeout=READY_TIMEOUT,
+        )
+        dead = [f"{p.name} exited {p.popen.returncode}" for p in self.dead()]
+        assert not dead, f"{', '.join(dead)} (their logs below)"
+
+    def dead(self) -> list[Proc]:
+        return [p for p in self.procs if not p.alive()]
+
+    def stop(self) -> None:
+        """Every process this test started, last first; their logs kept in artifacts/e2e/production/."""
+        for proc in reversed(self.procs):
+            proc.stop(timeout=15)
+        LOGS.mkdir(parents=True, exist_ok=True)
+        for proc in self.procs:
+            (LOGS / f"{proc.name}.log").write_text(proc.output)
+        for name in ("error.log", "access.log"):
+            if (self.nginx_dir / name).exists():
+                (LOGS / f"nginx-{name}").write_text((self.nginx_dir / name).read_text(errors="replace"))
+
+    def daphne_lines(self, *texts: str) -> list[str]:
+        return [line for d in self.daphnes for line in d.matching(*texts)]
+
+
+def operators_shell(readme_env: dict[str, str], own_values: dict[str, str]) -> dict[str, str]:
+    """The README's exports, with the operator's own values for those an operator chooses."""
+    env = {k: v for k, v in os.environ.items() if k not in NOT_IN_THE_OPERATORS_SHELL}
+    env.update(readme_env)
+    for name, value in own_values.items():
+        assert name in readme_env, f"the README's production section no longer exports {name}"
+        env[name] = value
+    env["PYTHONUNBUFFERED"] = "1"  # the logs arrive line by line (as in a supervisor's journal)
+    return env
+
+
+@pytest.fixture
+def production_site(
+    tmp_path: Path, fresh_database: str, require_redis: str, log_tails: dict[str, Callable[[], str]]
+) -> Iterator[Site]:
+    """The README's production commands and the shipped nginx site, up and answering /healthz over https."""
+    if not os.access(NGINX, os.X_OK):
+        _missing("nginx", f"{NGINX} is absent: apt-get install -y nginx (scripts/test does it)")
+    readme_env, commands = production_section(README.read_text())
+    kinds = [kind(words) for words in commands]
+    assert kinds.count("daphne") >= 2 and kinds.count("worker") == 1 and kinds.count("beat") == 1, commands
+    steps = [shlex.join(words) for words in commands if kind(words) == "step"]
+    assert any("migrate" in s for s in steps) and any("collectstatic" in s for s in steps), steps
+    assert readme_env.get("DEBUG") == "0", f"the production section must export DEBUG=0: {readme_env}"
+    readme_ports = [daphne_port(words) for words in commands if kind(words) == "daphne"]
+    assert len(set(readme_ports)) == len(readme_ports), f"two Daphnes on one port: {readme_ports}"
+    site = Site(tmp_path, log_tails, daphnes=len(readme_ports))
+    daphne_ports = {port: str(mine) for port, mine in zip(readme_ports, site.daphne_ports, strict=True)}
+    with private_redis(require_redis) as redis_url:
+        try:
+            site.start_nginx(daphne_ports)
+            own_values = {
+                "SECRET_KEY": secrets.token_urlsafe(50),
+                "ALLOWED_HOSTS": HOST,
+                "DATABASE_URL": fresh_database,
+                "REDIS_URL": redis_url,
+            }
+            site.run_readme(commands, operators_shell(readme_env, own_values), daphne_ports)
+            site.wait_until_ready()
+            yield site
+        finally:
+            site.stop()
+
+
+# ---------------------------------------------------------------------------- the test
+#: In the page, a socket to the lobby: a message of 60,000 characters (under Daphne's 64 KB: the
+#: protocol's own refusal answers it), then one of 70,000 (Daphne drops the connection).
+OVERSIZED_MESSAGES = """
+() => new Promise((resolve) => {
+  const out = {answers: [], close: null};
+  const ws = new WebSocket(`wss://${location.host}/ws/lobby/`);
+  const message = (chars) => JSON.stringify({type: "hello", pad: "x".repeat(chars)});
+  ws.onopen = () => ws.send(message(60000));
+  ws.onmessage = (event) => {
+    const frame = JSON.parse(event.data);
+    if (frame.type !== "error") return;
+    out.answers.push(frame.error.message);
+    ws.send(message(70000));
+  };
+  ws.onclose = (event) => { out.close = event.code; resolve(out); };
+  setTimeout(() => resolve(out), 10000);
+})
+"""
+
+
+def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
+    production_site: Site, browser: Any
+) -> None:
+    site = production_site
+    # every Daphne named in nginx's upstream answers through it (round robin)
+    for _ in range(4 * len(site.daphnes)):
+        assert https_get(f"{site.url}/healthz", site.cafile)[0] == 200
+        if all(d.wait_for('"GET /healthz" 200', 0.5) for d in site.daphnes):
+            break
+    assert all(d.count('"GET /healthz" 200') for d in site.daphnes), "a Daphne got no /healthz through nginx"
+    # the client's address is nginx's peer, not what the client claims: X-Forwarded-For is replaced
+    # (Daphne takes its first address); port 0 shows that it came from that header
+    assert https_get(f"{site.url}/rules/", site.cafile, {"X-Forwarded-For": "203.0.113.7"})[0] == 200
+    (line,) = wait_until(lambda: site.daphne_lines('"GET /rules/"'), "the request in Daphne's log", timeout=5)
+    assert line.startswith("127.0.0.1:0 "), line
+    # plain http is sent to https
+    conn = http.client.HTTPConnection("127.0.0.1", site.http_port, timeout=5)
+    conn.request("GET", "/accounts/login/", headers={"Host": HOST})
+    answer = conn.getresponse()
+    assert (answer.status, answer.getheader("Location")) == (301, f"https://{HOST}/accounts/login/")
+    conn.close()
+
+    player = Player(browser, site.url, "Priya", {**DESKTOP, "ignore_https_errors": True})
+    page = player.page
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    static: dict[str, str] = {}  # url: its Cache-Control
+
+    def on_response(response: Any) -> None:
+        if "/static/" in response.url:
+            static[response.url] = response.headers.get("cache-control", "")
+
+    page.on("response", on_response)
+    first = page.goto(f"{site.url}/")
+    assert first is not None and first.ok, first
+    assert "max-age=" in (first.headers.get("strict-transport-security") or ""), first.headers
+
+    # the sign-up form posts with its CSRF token over https: the Origin matches the Host and scheme nginx passes on
+    sign_up(page, site.url, "priya", "Priya")
+    cookies = {c["name"]: c for c in player.context.cookies()}
+    assert cookies["sessionid"]["secure"] and cookies["sessionid"]["httpOnly"], cookies["sessionid"]
+    assert cookies["csrftoken"]["secure"], cookies["csrftoken"]
+
+    play_practice_now(page, "101", 2)
+    page.wait_for_selector("#groups .card", timeout=30_000)
+    assert len(player.hand()) == 13
+    deadline = time.monotonic() + 90
+    while not player.my_turn():  # the bot may move first (the worker's timer)
+        assert time.monotonic() < deadline, f"no turn in 90 s; view {player.view()}"
+        page.wait_for_timeout(150)
+    seat = player.view()["seat"]  # type: ignore[index]
+    player.play_a_turn()  # a draw and a discard, each answered by the server on the page
+
+    def bot_moved() -> bool:
+        events = [e for f in player.frames for e in f.get("events") or []]
+        return any(e.get("seat") != seat and e["type"] in ("discard", "drop") for e in events)
+
+    # the bot's move: the worker's timer, its notice through Redis to the Daphne holding the socket
+    deadline = time.monotonic() + 30
+    while not bot_moved():  # polled from the page: Playwright delivers the frames while it waits
+        assert time.monotonic() < deadline, f"no move of the bot's on the page in 30 s; view {player.view()}"
+        page.wait_for_timeout(150)
+    mine = [e for f in player.frames for e in f.get("events") or [] if e.get("seat") == seat]
+    assert any(e["type"] == "discard" and not e.get("auto") for e in mine), mine
+    table_sockets = [s for s in sockets if "/ws/tables/" in s]
+    assert table_sockets and all(s.startswith(f"wss://{HOST}:") for s in sockets), sockets
+
+    # collectstatic's hashed files, from WhiteNoise in Daphne through nginx
+    assert any("immutable" in cache for url, cache in static.items() if url.endswith(".css")), static
+
+    # Daphne's own limit on a message, as the README's command line sets it
+    result = page.evaluate(OVERSIZED_MESSAGES)
+    assert len(result["answers"]) == 1 and "at most 8192 characters" in result["answers"][0], result
+    assert result["close"] in (1006, 1009), result  # Daphne fails the connection without a closing handshake
+    player.assert_clean()
+    player.close()
