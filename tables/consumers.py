@@ -98,6 +98,8 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """
 
     user: Any = None
+    #: The session this socket logged in with: every action checks it still logs the user in.
+    session_key: str = ""
     closing: bool = False
     _groups: tuple[str, ...] = ()
     _claimed: bool = False
@@ -143,6 +145,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.rate = sockets.MessageRate(settings.WS_MESSAGES_PER_SECOND, settings.WS_MESSAGE_BURST)
         session = self.scope.get("session")
         key = getattr(session, "session_key", None)
+        self.session_key = key or ""
         self._groups = (sockets.user_group(user.pk),) + ((sockets.session_group(key),) if key else ())
         for group in self._groups:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -313,7 +316,11 @@ class TableConsumer(_Consumer):
             if action["type"] in protocol.PRIVATE_ACTIONS:
                 self._own_private.append(request_id)  # its view notice is not for this socket
             answer = await _db(services.game_act)(
-                game_id=self.game_id, user=self.user, request_id=request_id, action=action
+                game_id=self.game_id,
+                user=self.user,
+                request_id=request_id,
+                action=action,
+                session_key=self.session_key,
             )
         except protocol.ProtocolError as exc:
             answer = {"ok": False, "error": error_payload(exc.code, str(exc))}
