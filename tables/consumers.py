@@ -127,8 +127,10 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Accept, then close with ``code``: a browser sees a close code only after an accept.
 
         Closed before it, the handshake fails with a 403 and the page sees 1006, so it could
-        only retry; told 4401, 4404 or 4429 it says why (static/js/socket.js).
+        only retry; told 4401, 4404 or 4429 it says why (static/js/socket.js). A frame the client
+        sends before it sees the close is ignored (``closing``): the socket never got its message rate.
         """
+        self.closing = True
         await self.accept()
         await self.close(code=code)
 
