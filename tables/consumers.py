@@ -24,6 +24,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
+from accounts import play
 from game_engine.errors import RummyError
 from game_engine.melds import verdict
 from tables import lobbyfeed, notify, protocol, reminders, resync, selectors, services, sockets
@@ -151,6 +152,12 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self._groups = (sockets.user_group(user.pk),) + ((sockets.session_group(key),) if key else ())
         for group in self._groups:
             await self.channel_layer.group_add(group, self.channel_name)
+        # Checked after joining the session's group: a log-out that ended the session before this
+        # check is seen here, one after it closes this socket through the group (tables.signals).
+        block = await _db(play.play_block)(user, session_key=self.session_key)
+        if block is not None and block.signed_out:
+            await self.refuse(CLOSE_UNAUTHENTICATED)
+            return False
         return True
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
