@@ -23,8 +23,10 @@ from django.utils import timezone
 from accounts import play
 from accounts.models import Suspension, User
 from game_engine.game import GameState
-from tables import restrictions, sockets
-from tables.models import PoolGame
+from tables import restrictions, services, sockets
+from tables.errors import PlayBlocked
+from tables.models import PoolGame, Seat, Table
+from tests.tables.conftest import make_player, make_table
 from tests.tables.test_hostile_socket import ORIGIN, _started, game_fingerprint, open_socket
 from tests.tables.test_money_follows_events import _game_in_rejoin_window
 from tests.tables.test_private_actions import _regrouped
@@ -217,3 +219,41 @@ def test_the_check_costs_one_query_per_action() -> None:
     with CaptureQueriesContext(connection) as queries:
         restrictions.check_may_play(asha, session_key=session_key, action="draw")
     assert len(queries) == 1, [q["sql"] for q in queries]
+
+
+@pytest.mark.parametrize("block", ["self-exclusion", "suspension"])
+def test_a_blocked_player_can_neither_join_nor_start_practice_over_the_api(block: str) -> None:
+    table = make_table(seats=2)
+    asha = make_player("asha")
+    client, _cookie = logged_in(asha)
+    if block == "self-exclusion":
+        assert client.post("/accounts/profile/break/", {"period": "1d", "confirm": "on"}).status_code == 302
+    else:
+        suspend(asha)
+    before = ledger()
+    for path, body in (
+        (f"/api/tables/{table.pk}/join/", {}),
+        ("/api/practice/", {"format": "101", "seats": 2}),
+    ):
+        response = client.post(path, body, content_type="application/json")
+        assert response.status_code == 409 and response.json()["code"] == "play_blocked", (
+            path,
+            response.json(),
+        )
+    assert ledger() == before
+    assert not Table.objects.filter(owner=asha).exists() and not Seat.objects.filter(user=asha).exists()
+
+
+def test_a_deactivated_account_is_refused_by_every_service_that_seats_or_charges() -> None:
+    """HTTP refuses a deactivated user already; the services refuse too, whoever calls them."""
+    table = make_table(seats=2)
+    asha = make_player("asha")
+    User.objects.filter(pk=asha.pk).update(is_active=False)
+    asha.refresh_from_db()
+    before = ledger()
+    with pytest.raises(PlayBlocked, match="deactivated"):
+        services.table_join(table_id=table.pk, user=asha)
+    with pytest.raises(PlayBlocked, match="deactivated"):
+        services.practice_table_start(user=asha, fmt="101", seats=2)
+    assert ledger() == before
+    assert not Seat.objects.filter(user=asha).exists()
