@@ -84,9 +84,7 @@ def seat_state(game_id: int, user: User) -> Any:
 
 
 @pytest.mark.parametrize("block", ["self-exclusion", "suspension"])
-async def test_a_blocked_player_cannot_rejoin_from_a_new_socket_nor_pay_the_fee(
-    require_postgres: None, block: str
-) -> None:
+async def test_a_blocked_player_cannot_rejoin_from_a_new_socket_nor_pay_the_fee(block: str) -> None:
     game, (rejoiner, *_) = await sync_to_async(_game_in_rejoin_window)()
     client, cookie = await sync_to_async(logged_in)(rejoiner)
     if block == "self-exclusion":  # the player's own break, from the profile page
