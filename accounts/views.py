@@ -12,7 +12,7 @@ from accounts import play
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
 from accounts.models import PlayLimit
 from accounts.services import user_signed_up
-from accounts.throttle import count_signup, signup_allowed
+from accounts.throttle import release_signup, reserve_signup
 from tables.stats import player_stats
 from wallet.money import format_money
 
@@ -20,19 +20,26 @@ from wallet.money import format_money
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("lobby")
-    if request.method == "POST" and not signup_allowed(request):
+    if request.method != "POST":
+        return render(request, "registration/signup.html", {"form": SignUpForm()})
+    slot = reserve_signup(request)  # before the account exists: parallel sign-ups cannot all pass
+    if slot is None:
         messages.error(request, "Too many accounts were made from your address today; try again tomorrow.")
         return render(request, "registration/signup.html", {"form": SignUpForm()}, status=429)
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    form = SignUpForm(request.POST)
+    try:
+        if not form.is_valid():
+            release_signup(slot)
+            return render(request, "registration/signup.html", {"form": form})
         with transaction.atomic():
             user = form.save()
             user_signed_up(user=user)
-        count_signup(request)
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.table_name}! Your sign-up chips are in your wallet.")
-        return redirect("lobby")
-    return render(request, "registration/signup.html", {"form": form})
+    except BaseException:
+        release_signup(slot)
+        raise
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    messages.success(request, f"Welcome, {user.table_name}! Your sign-up chips are in your wallet.")
+    return redirect("lobby")
 
 
 def _limit_words(status: play.LimitStatus, unit: str) -> dict[str, str]:

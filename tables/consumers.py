@@ -24,6 +24,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
+from accounts import play
 from game_engine.errors import RummyError
 from game_engine.melds import verdict
 from tables import lobbyfeed, notify, protocol, reminders, resync, selectors, services, sockets
@@ -98,6 +99,8 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """
 
     user: Any = None
+    #: The session this socket logged in with: every action checks it still logs the user in.
+    session_key: str = ""
     closing: bool = False
     _groups: tuple[str, ...] = ()
     _claimed: bool = False
@@ -125,8 +128,10 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Accept, then close with ``code``: a browser sees a close code only after an accept.
 
         Closed before it, the handshake fails with a 403 and the page sees 1006, so it could
-        only retry; told 4401, 4404 or 4429 it says why (static/js/socket.js).
+        only retry; told 4401, 4404 or 4429 it says why (static/js/socket.js). A frame the client
+        sends before it sees the close is ignored (``closing``): the socket never got its message rate.
         """
+        self.closing = True
         await self.accept()
         await self.close(code=code)
 
@@ -143,9 +148,16 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.rate = sockets.MessageRate(settings.WS_MESSAGES_PER_SECOND, settings.WS_MESSAGE_BURST)
         session = self.scope.get("session")
         key = getattr(session, "session_key", None)
+        self.session_key = key or ""
         self._groups = (sockets.user_group(user.pk),) + ((sockets.session_group(key),) if key else ())
         for group in self._groups:
             await self.channel_layer.group_add(group, self.channel_name)
+        # Checked after joining the session's group: a log-out that ended the session before this
+        # check is seen here, one after it closes this socket through the group (tables.signals).
+        block = await _db(play.play_block)(user, session_key=self.session_key)
+        if block is not None and block.signed_out:
+            await self.refuse(CLOSE_UNAUTHENTICATED)
+            return False
         return True
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
@@ -313,7 +325,11 @@ class TableConsumer(_Consumer):
             if action["type"] in protocol.PRIVATE_ACTIONS:
                 self._own_private.append(request_id)  # its view notice is not for this socket
             answer = await _db(services.game_act)(
-                game_id=self.game_id, user=self.user, request_id=request_id, action=action
+                game_id=self.game_id,
+                user=self.user,
+                request_id=request_id,
+                action=action,
+                session_key=self.session_key,
             )
         except protocol.ProtocolError as exc:
             answer = {"ok": False, "error": error_payload(exc.code, str(exc))}

@@ -1,7 +1,9 @@
-"""Responsible play and suspensions at the tables: who may sit, and how long they played today.
+"""Responsible play and blocks at the tables: who may sit or act, and how long they played today.
 
-The rules live in ``accounts.play``; this module reads them for the table services
-(``services.table_join`` refuses, ``services.drop_blocked_player`` drops).
+The rules live in ``accounts.play``; this module reads them for the table services:
+``check_may_join`` (``table_join``, ``practice_table_start``) and ``check_may_play``
+(every action of ``game_act``: a rejoin's fee, an auto drop turned off, a discard)
+refuse; ``services.drop_blocked_player`` drops.
 """
 
 from __future__ import annotations
@@ -33,12 +35,30 @@ def played_seconds(user: User, *, since: datetime, now: datetime | None = None) 
     return int(total)
 
 
+#: What a suspended or self-excluded player may still do at a table: leave it. Leaving forfeits the
+#: seat and pays nothing to anyone, which is what a break from play asks for; a deactivated account
+#: or a signed-out socket may not even do that (the auto drop carries its seat to the end).
+ALLOWED_WHILE_BLOCKED = frozenset({"leave"})
+
+
+def check_may_play(
+    user: User, *, session_key: str | None = None, action: str | None = None, now: datetime | None = None
+) -> None:
+    """Raise ``PlayBlocked`` unless ``user`` may play or pay now (``accounts.play.play_block``, one query).
+
+    ``session_key``: the session a socket logged in with, which must still log the user in
+    (after a log-out returns, nothing sent on its sockets is accepted). ``action``: the table
+    action asked for, if any (``ALLOWED_WHILE_BLOCKED``).
+    """
+    block = play.play_block(user, session_key=session_key, now=now)
+    if block is not None and (block.signed_out or action not in ALLOWED_WHILE_BLOCKED):
+        raise PlayBlocked(block.reason)
+
+
 def check_may_join(user: User, *, now: datetime | None = None) -> None:
-    """Raise ``PlayBlocked`` (suspension, self-exclusion) or ``PlayLimitReached`` (play time today)."""
+    """Raise ``PlayBlocked`` (deactivated, suspended, self-excluded) or ``PlayLimitReached`` (play time today)."""
     now = now or timezone.now()
-    reason = play.block_reason(user, now=now)
-    if reason is not None:
-        raise PlayBlocked(reason)
+    check_may_play(user, now=now)
     minutes = play.current_limit(user, PlayLimit.Kind.TIME, now=now)
     if minutes is not None:
         played = played_seconds(user, since=play.day_start(now), now=now)

@@ -17,7 +17,6 @@ from typing import Any
 
 from django.db import transaction
 
-from accounts import play as accounts_play
 from accounts.models import User
 from game_engine import fairness
 from game_engine.errors import RummyError
@@ -234,9 +233,15 @@ def _still_playing(game: PoolGame, user: User) -> bool:
 # the game
 # ---------------------------------------------------------------------------
 @retry_on_conflict
-def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any]) -> dict[str, Any]:
+def game_act(
+    *, game_id: int, user: User, request_id: str, action: dict[str, Any], session_key: str | None = None
+) -> dict[str, Any]:
     """Apply one player action; returns the answer sent back to that player.
 
+    First, in the action's transaction, may the user play now (``restrictions.check_may_play``,
+    one query): not deactivated, suspended or self-excluded (such a player may only ``leave``)
+    and, for a socket (``session_key``), still logged in by that session. A refused player's
+    action, whatever it is (a rejoin and its fee, an auto drop turned off), changes nothing.
     A repeated ``request_id`` of an accepted action returns the first answer and
     changes nothing. An illegal action returns an error naming the rule and
     changes nothing: it writes nothing either, not even its answer (so a
@@ -254,6 +259,10 @@ def game_act(*, game_id: int, user: User, request_id: str, action: dict[str, Any
     except protocol.ProtocolError as exc:
         return {"ok": False, "error": error_payload(BadRequest(str(exc)))}
     with transaction.atomic():
+        try:
+            restrictions.check_may_play(user, session_key=session_key, action=action["type"])
+        except PlayBlocked as exc:
+            return {"ok": False, "error": error_payload(exc)}
         game = _lock_game_row(game_id)
         first = _first_answer(game, user, request_id)
         if first is not None:
@@ -308,10 +317,6 @@ def _plan_action(
     engine_seat = next((i for i, p in enumerate(state.players) if p.id == str(user.pk)), None)
     if engine_seat is None:
         raise NotSeated("you are not playing in this game")
-    if action["type"] in _UNDROP_ACTIONS and not action.get("on"):
-        reason = accounts_play.block_reason(user)  # a blocked player stays auto-dropped
-        if reason is not None:
-            raise PlayBlocked(reason)
     payload = {**action, "seat": engine_seat, "at": clock.now_ms()}
     new_state, events = apply(state, payload)
     return state, new_state, events, engine_seat
@@ -359,15 +364,12 @@ def _save_private(game: PoolGame, user: User, new: GameState, engine_seat: int, 
     )
 
 
-#: Actions that would end an auto drop (``auto_drop`` with ``on`` false, ``im_back``).
-_UNDROP_ACTIONS = ("auto_drop", "im_back")
-
-
 def drop_blocked_player(*, user_id: int) -> int:
-    """Suspension or self-exclusion (issue 14): at every running game of ``user_id``, turn on auto
-    drop for their seat, so the engine drops them from their next turn (at once if it is their turn
-    before drawing) and the first turn of each later deal (docs/rules.md §6.8); they cannot turn it
-    off while blocked (``_plan_action``). Returns how many games were changed."""
+    """Suspension, self-exclusion or a deactivated account (issues 14, 23): at every running game of
+    ``user_id``, turn on auto drop for their seat, so the engine drops them from their next turn (at
+    once if it is their turn before drawing) and the first turn of each later deal (docs/rules.md
+    §6.8); they cannot turn it off while blocked (``game_act`` refuses all their actions but
+    ``leave``). Returns how many games were changed."""
     game_ids = list(
         Seat.objects.filter(
             user_id=user_id, engine_seat__isnull=False, game__status=PoolGame.Status.RUNNING

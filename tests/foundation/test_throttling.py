@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+import requests
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connections
 from django.test import Client, override_settings
 
 from accounts.models import User
+from tests.tables import procs
+from wallet.models import LedgerTransaction, TransactionKind
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +63,116 @@ def test_sign_ups_from_one_address_are_limited_per_day() -> None:
     assert sign_up("farm3", "10.9.9.9") == 429
     assert not User.objects.filter(username="farm3").exists()
     assert sign_up("someone", "10.1.2.3") == 302
+
+
+# ---------------------------------------------------------------------------
+# sign-ups at once (issue 23): 20 parallel sign-ups from one address made 20 accounts
+# ---------------------------------------------------------------------------
+PARALLEL = 20
+LIMIT = 3
+
+
+def _sign_up_form(name: str) -> dict[str, str]:
+    return {
+        "username": name,
+        "display_name": name,
+        "email": f"{name}@example.com",
+        "confirm_age": "on",
+        "accept_terms": "on",
+        "password1": "Pw-for-rummy-2026",
+        "password2": "Pw-for-rummy-2026",
+    }
+
+
+def _all_at_once(sign_up: Callable[[int], int]) -> list[int]:
+    """``sign_up(i)`` in ``PARALLEL`` threads, released together; their status codes."""
+    start = threading.Barrier(PARALLEL)
+
+    def one(i: int) -> int:
+        try:
+            start.wait(timeout=60)
+            return sign_up(i)
+        finally:
+            connections.close_all()  # this thread's database connection, if it opened one
+
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        return list(pool.map(one, range(PARALLEL)))
+
+
+def _farmed() -> tuple[int, int]:
+    """Accounts made by the farm, and how many of them got the sign-up bonus."""
+    farm = User.objects.filter(username__startswith="farm")
+    bonus = LedgerTransaction.objects.filter(kind=TransactionKind.SIGNUP_BONUS, caused_by__in=farm).count()
+    return farm.count(), bonus
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_sign_ups_from_one_address_on_a_real_server_make_exactly_the_allowed_accounts(
+    require_postgres: None, require_redis: str
+) -> None:
+    """A Daphne with REDIS_URL (the count in Redis), 20 real HTTP sign-ups with their CSRF tokens at once."""
+    with procs.private_redis(require_redis) as redis_url:
+        daphne, port = procs.start_daphne(redis_url, SIGNUPS_PER_ADDRESS_PER_DAY=str(LIMIT))
+        site = f"http://127.0.0.1:{port}"
+        forms: list[tuple[requests.Session, str]] = []
+        try:
+            for _ in range(PARALLEL):  # each browser has the form (and its CSRF cookie) open first
+                browser = requests.Session()
+                assert browser.get(f"{site}/accounts/signup/", timeout=10).status_code == 200
+                forms.append((browser, browser.cookies["csrftoken"]))
+
+            def sign_up(i: int) -> int:
+                browser, token = forms[i]
+                response = browser.post(
+                    f"{site}/accounts/signup/",
+                    data={**_sign_up_form(f"farm{i}"), "csrfmiddlewaretoken": token},
+                    headers={"Origin": site, "Referer": f"{site}/accounts/signup/"},
+                    allow_redirects=False,
+                    timeout=30,
+                )
+                return response.status_code
+
+            codes = _all_at_once(sign_up)
+        except BaseException:
+            print(daphne.tail())
+            raise
+        finally:
+            daphne.stop()
+            for browser, _ in forms:
+                browser.close()
+    assert sorted(codes) == [302] * LIMIT + [429] * (PARALLEL - LIMIT), codes
+    assert _farmed() == (LIMIT, LIMIT)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_sign_ups_from_one_address_with_the_local_memory_cache(require_postgres: None) -> None:
+    """Without REDIS_URL the count is in the process's memory: threads of one process at once."""
+    locmem = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "signups"}}
+    with override_settings(CACHES=locmem, SIGNUPS_PER_ADDRESS_PER_DAY=LIMIT):
+        cache.clear()
+
+        def sign_up(i: int) -> int:
+            response = Client().post("/accounts/signup/", _sign_up_form(f"farm{i}"), REMOTE_ADDR="10.7.7.7")
+            return response.status_code
+
+        codes = _all_at_once(sign_up)
+        assert sorted(codes) == [302] * LIMIT + [429] * (PARALLEL - LIMIT), codes
+        assert _farmed() == (LIMIT, LIMIT)
+        cache.clear()
+
+
+@override_settings(SIGNUPS_PER_ADDRESS_PER_DAY=2)
+def test_a_refused_sign_up_form_gives_its_slot_back() -> None:
+    """The slot is taken before the account is made; a form with an error makes none and frees it."""
+    cache.clear()
+
+    def sign_up(name: str, **change: str) -> int:
+        data = {**_sign_up_form(name), **change}
+        return Client().post("/accounts/signup/", data, REMOTE_ADDR="10.4.4.4").status_code
+
+    for _ in range(3):
+        assert sign_up("farm-x", password2="not-the-same-2026") == 200  # the form again, with its error
+    assert sign_up("farm1") == 302
+    assert sign_up("farm2") == 302
+    assert sign_up("farm3") == 429
+    assert User.objects.filter(username__startswith="farm").count() == 2
