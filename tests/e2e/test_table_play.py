@@ -40,6 +40,7 @@ from game_engine.scenario import scripted_game
 from tables import clock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
+from tests.e2e import pages
 from tests.e2e.pages import Player, game_of, wait_until
 from tests.helpers import card_lists
 
@@ -48,7 +49,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 ASHA_HAND = ["AS", "2S", "3S", "7S", "4H", "5H", "6H", "7D", "KD", "7C", "9C", "10C", "JC"]
 RAVI_HAND = ["2H", "3D", "4C", "5S", "6D", "8H", "9S", "10D", "JH", "QD", "KC", "AC", "3C"]
 OPEN_CARD, CUT, CLOSED_TOP = "KH", "8D", ["QC", "KS"]
-PASSWORD = "felt-and-cards-2026"
 TIMEOUT = 15_000
 
 
@@ -106,17 +106,8 @@ def stack_deal(table: Table) -> GameState:
 
 
 def sign_up(player: Player, username: str, display: str) -> None:
-    player.goto("/accounts/signup/")
+    pages.sign_up(player.page, player.base, username, display)
     page = player.page
-    page.fill("#id_username", username)
-    page.fill("#id_display_name", display)
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.fill("#id_email", f"{username}@example.com")
-    page.check("#id_confirm_age")
-    page.check("#id_accept_terms")
-    page.click("#signup-form button[type=submit]")
-    page.wait_for_url(player.base + "/")
     # the wallet: claim the daily chips
     player.goto("/wallet/")
     before = page.text_content("[data-testid=wallet-balance]")
