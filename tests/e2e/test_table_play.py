@@ -39,8 +39,8 @@ from game_engine.game import GameState
 from game_engine.scenario import scripted_game
 from tables import clock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
-from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e import pages
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e.pages import Player, game_of, wait_until
 from tests.helpers import card_lists
 
