@@ -1,7 +1,9 @@
-"""The staff side of the admin (issue 14): a readable game page with cancel, close/reopen and
-bulk-created tables, suspensions, wallet adjustments in rupees with a second approval, the
-audit trail and the dashboard. It extends the other apps' admin classes from here, so that
-only this app depends on the staff services."""
+"""The staff side of the admin (issues 14 and 23, docs/staff.md): a readable game page with
+cancel, a recorded view of live hands for the Game integrity role, close/reopen and
+bulk-created tables, accounts by role (only a superuser grants roles or sets passwords),
+suspensions, wallet adjustments in rupees under money controls, the audit trail and the
+dashboard. Every page that writes asks a reason for the trail. It extends the other apps'
+admin classes from here, so that only this app depends on the staff services."""
 
 from __future__ import annotations
 
