@@ -78,6 +78,16 @@ def _database_url() -> str:
     raise RuntimeError(f"no e2e server for a {connection.vendor} database")
 
 
+#: The PostgreSQL application name of the test server's connections, so teardown waits for those alone.
+SERVER_APPLICATION = "rummy-e2e-server"
+
+
+def _server_database_url() -> str:
+    """The test database's URL for the server this fixture starts, its connections named."""
+    url = _database_url()
+    return f"{url}?application_name={SERVER_APPLICATION}" if url.startswith("postgres") else url
+
+
 @pytest.fixture(autouse=True)
 def _close_connections() -> Iterator[None]:
     yield
@@ -145,7 +155,7 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": _server_database_url(),
         "RUMMY_EMBEDDED_WORKER": "1",
         "PYTHONUNBUFFERED": "1",
     }
@@ -181,7 +191,12 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
 
 
 def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:
-    """PostgreSQL drops the test database only once the server's sessions are gone."""
+    """PostgreSQL drops the test database only once the server's sessions are gone.
+
+    Only the server's own (``SERVER_APPLICATION``): counting every other session made this
+    wait run out its whole timeout after each browser test, held up by the connection the
+    ORM opens in Playwright's greenlet, which ``_close_connections`` closes afterwards.
+    """
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -190,7 +205,8 @@ def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:
     while time.monotonic() < deadline:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+                [SERVER_APPLICATION],
             )
             if cursor.fetchone()[0] == 0:
                 return
