@@ -3,14 +3,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts import play
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
-from accounts.models import PlayLimit
+from accounts.models import EMAIL_TAKEN, PlayLimit
 from accounts.services import user_signed_up
 from accounts.throttle import count_signup, signup_allowed
 from tables.stats import player_stats
@@ -25,9 +25,13 @@ def signup(request: HttpRequest) -> HttpResponse:
         return render(request, "registration/signup.html", {"form": SignUpForm()}, status=429)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            user = form.save()
-            user_signed_up(user=user)
+        try:
+            with transaction.atomic():
+                user = form.save()
+                user_signed_up(user=user)
+        except IntegrityError:  # another sign-up took the name or the address meanwhile
+            form.add_error(None, "That user name or e-mail address was just taken; choose another.")
+            return render(request, "registration/signup.html", {"form": form}, status=409)
         count_signup(request)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.table_name}! Your sign-up chips are in your wallet.")
@@ -72,7 +76,12 @@ def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]
 def profile(request: HttpRequest) -> HttpResponse:
     form = ProfileForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        try:
+            with transaction.atomic():
+                form.save()
+        except IntegrityError:  # another account took the address meanwhile
+            form.add_error("email", EMAIL_TAKEN)
+            return render(request, "accounts/profile.html", _profile_context(request, form=form), status=409)
         messages.success(request, "Profile saved.")
         return redirect("profile")
     return render(request, "accounts/profile.html", _profile_context(request, form=form))
