@@ -220,11 +220,13 @@ def fill(*, players: int, games: int, seed: int = 27) -> dict[str, int]:
 
         game_rows, seat_rows, deal_rows, deal_player_rows, event_rows = [], [], [], [], []
         pointer = 0
+        # games in the order they were played, as the ledger writes them (ids follow time)
+        starts = sorted(NOW - timedelta(seconds=rnd.randrange(60 * 86400)) for _ in range(games))
         for g in range(1, games + 1):
             n_seats = 2 + g % 2
             users = [1 + (pointer + k) % players for k in range(n_seats)]
             pointer += n_seats
-            started = NOW - timedelta(seconds=rnd.randrange(60 * 86400))
+            started = starts[g - 1]
             finished = started + timedelta(minutes=rnd.randint(5, 40))
             ref = f"game:{g}"
             for u in users:

@@ -88,6 +88,32 @@ def test_rake_is_counted_on_the_operators_day(settings: Any) -> None:
     assert utc[-1] == (date(2026, 3, 2), 0) and utc[-2] == (date(2026, 3, 1), 200)
 
 
+def test_rake_read_from_the_house_balance_at_each_midnight_matches_the_sum_of_its_entries(
+    require_postgres: None, settings: Any
+) -> None:
+    """The PostgreSQL path (the house's running balance at each midnight, by index) against the
+    plain sum of the rake entries of each day, over rake taken at many times of 40 days (written
+    in time order, as the ledger is)."""
+    settings.OPERATOR_TIME_ZONE = "Asia/Kolkata"
+    house, issuance = house_account(), issuance_account()
+    now = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)
+    balance = 0
+    for n in reversed(range(75)):
+        at = now - timedelta(hours=13 * n, minutes=7)
+        amount = 100 + 7 * n
+        balance += amount
+        tx = LedgerTransaction.objects.create(
+            kind="rake", idempotency_key=f"r{n}", fingerprint="x", created_at=at
+        )
+        Entry.objects.create(transaction=tx, account=house, amount=amount, balance_after=balance)
+        Entry.objects.create(transaction=tx, account=issuance, amount=-amount, balance_after=-balance)
+    start = selectors.operator_today(now) - timedelta(days=29)
+    by_balance = selectors.rake_by_day(now=now)
+    summed = selectors.rake_summed(start=start, days=30)
+    assert by_balance == summed
+    assert sum(v for _, v in by_balance) > 0 and sum(1 for _, v in by_balance if v) >= 25
+
+
 def test_the_rake_chart_has_axes_labels_and_a_value_per_day(
     administrator: User, client_for: ClientFor
 ) -> None:
