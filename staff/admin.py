@@ -24,7 +24,7 @@ from django.utils.html import format_html
 from accounts import play
 from accounts.admin import PlayerAdmin
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
-from rummy_site.admin_base import ReadOnlyAdmin
+from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin
 from staff import audit, authority, player, roles, selectors, services
 from staff.export import export_csv
 from staff.forms import BulkTablesForm, CancelGameForm, NoteForm, ReasonForm, SuspendForm
@@ -74,7 +74,7 @@ class ByStaffFilter(admin.SimpleListFilter):
 
 
 @admin.register(StaffAction)
-class StaffActionAdmin(ReadOnlyAdmin):
+class StaffActionAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("timestamp", "actor", "verb", "object_repr", "reason", "what_changed")
     # a date filter, not a date hierarchy: that one reads the years of every row on each load
     list_filter = (("timestamp", admin.DateFieldListFilter), ByStaffFilter, "verb", "action")
@@ -386,7 +386,7 @@ PLAYER_FIELDSETS = (
 
 
 @admin.register(User)
-class StaffPlayerAdmin(ReasonedAdminMixin, PlayerAdmin):
+class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
     """Accounts, least privilege first (docs/staff.md, ``staff.authority``): only a superuser
     creates accounts, grants roles and permissions or sets passwords; nobody edits their own
     account or one of an equal or higher role; everyone else's form has no such field at all."""
@@ -671,7 +671,7 @@ class PlayLimitAdmin(ReadOnlyAdmin):
 
 
 @admin.register(StaffNote)
-class StaffNoteAdmin(ReadOnlyAdmin):
+class StaffNoteAdmin(BigListMixin, ReadOnlyAdmin):
     """Every player's case history in one list; notes are added on the player page only."""
 
     list_display = ("created_at", "user", "author", "text")

@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.lookup import named
 from game_engine.events import CATALOGUE
-from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
+from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.forms import RupeesField
 from wallet.money import format_money
@@ -131,7 +131,7 @@ class DealInline(ReadOnlyTabularInline):
 
 
 @admin.register(PoolGame)
-class PoolGameAdmin(ReadOnlyAdmin):
+class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = (
         "id",
         "table",
@@ -175,7 +175,7 @@ class PoolGameAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Deal)
-class DealAdmin(ReadOnlyAdmin):
+class DealAdmin(BigListMixin, ReadOnlyAdmin):
     """Hand history for support staff: every event and every shown hand of a deal."""
 
     list_display = ("id", "game", "number", "started_at", "finished_at")
@@ -262,7 +262,7 @@ class EventTypeFilter(admin.SimpleListFilter):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(ReadOnlyAdmin):
+class GameEventAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("game", "deal_number", "seq", "version", "type", "created_at")
     list_select_related = ("game__table",)
     list_filter = (EventTypeFilter,)

@@ -11,7 +11,7 @@ from django.utils.html import format_html
 
 from accounts.lookup import named
 from accounts.models import User
-from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
+from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
 from wallet.money import format_money
 
@@ -46,7 +46,7 @@ def _accounts_named(term: str) -> list[int]:
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(ReadOnlyAdmin):
+class LedgerTransactionAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("id", "created_at", "kind", "memo", "caused_by", "idempotency_key")
     # a date filter rather than a date hierarchy, which reads the dates of every row on each load
     list_filter = ("kind", ("created_at", admin.DateFieldListFilter))
@@ -80,7 +80,7 @@ class LedgerTransactionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Account)
-class AccountAdmin(ReadOnlyAdmin):
+class AccountAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("id", "kind", "ref", "user", "balance_display", "adjust_link")
     list_filter = ("kind",)
     search_fields = ("ref",)  # read by get_search_results below

@@ -160,3 +160,33 @@ def test_the_user_list_says_who_may_play_without_a_query_per_row(client: Client)
         rows[name] = page[start : page.index("</tr>", start)]
     assert "suspended until" in rows["asha"] and "yes" in rows["ravi"]  # ravi's suspension ended
     assert "has taken a break" in rows["meena"]
+
+
+def test_an_unfiltered_list_of_a_big_table_is_not_counted_row_by_row(
+    require_postgres: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rummy_site import admin_base
+
+    root = User.objects.create_superuser("root", email="root@example.com", password="x-root-2026")
+    game = PoolGame.objects.create(
+        table=Table.objects.create(settings=TableSettings.objects.create(name="s", entry_fee=0), name="t")
+    )
+    for seq in range(30):
+        GameEvent.objects.create(game=game, version=seq, seq=seq, type="turn")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE tables_gameevent")
+    monkeypatch.setattr(admin_base, "ESTIMATE_ABOVE", 10)  # "big" from 10 rows, for the test
+    client = Client()
+    client.force_login(root)
+    url = reverse("admin:tables_gameevent_changelist")
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get(url).content.decode()
+    counts = [
+        q["sql"] for q in captured.captured_queries if "COUNT(" in q["sql"] and "tables_gameevent" in q["sql"]
+    ]
+    assert counts == [] and "reltuples" in " ".join(q["sql"] for q in captured.captured_queries)
+    assert "30 game events" in page
+    # a filtered list is counted exactly
+    with CaptureQueriesContext(connection) as captured:
+        client.get(url, {"type": "turn"})
+    assert any("COUNT(" in q["sql"] and "tables_gameevent" in q["sql"] for q in captured.captured_queries)
