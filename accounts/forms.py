@@ -8,7 +8,17 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from accounts.models import SelfExclusion, User
+from accounts.models import EMAIL_TAKEN, SelfExclusion, User
+
+
+def email_in_use(email: str, *, exclude_pk: int | None = None) -> bool:
+    """Whether another account already uses ``email`` (in any case): one account per address."""
+    if not email:
+        return False
+    others = User.objects.filter(email__iexact=email)
+    if exclude_pk is not None:
+        others = others.exclude(pk=exclude_pk)
+    return others.exists()
 
 
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
@@ -30,6 +40,12 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
             reverse("privacy"),
         )
 
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"].strip()
+        if email_in_use(email):
+            raise forms.ValidationError(EMAIL_TAKEN)
+        return email
+
     def save(self, commit: bool = True) -> User:
         user: User = super().save(commit=False)
         now = timezone.now()
@@ -45,6 +61,12 @@ class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = User
         fields = ("display_name", "email")
+
+    def clean_email(self) -> str:
+        email: str = (self.cleaned_data.get("email") or "").strip()
+        if email_in_use(email, exclude_pk=self.instance.pk):
+            raise forms.ValidationError(EMAIL_TAKEN)
+        return email
 
 
 class LimitsForm(forms.Form):

@@ -6,6 +6,11 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+
+#: What a form says when an e-mail address belongs to another account already.
+EMAIL_TAKEN = "Another account already uses this e-mail address."
 
 
 class User(AbstractUser):
@@ -22,6 +27,18 @@ class User(AbstractUser):
     # Set at sign-up (issue 14): the player confirmed being 18 or over and accepted the terms.
     age_confirmed_at = models.DateTimeField(null=True, blank=True)
     terms_accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            # one account per e-mail address, whatever its case (issue 27); accounts without one
+            # (bots, staff made on the command line) are not counted
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=~Q(email=""),
+                name="accounts_user_email_ci_unique",
+                violation_error_message=EMAIL_TAKEN,
+            )
+        ]
 
 
 class Suspension(models.Model):

@@ -3,14 +3,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts import play
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
-from accounts.models import PlayLimit
+from accounts.models import EMAIL_TAKEN, PlayLimit
 from accounts.services import user_signed_up
 from accounts.throttle import release_signup, reserve_signup
 from tables.stats import player_stats
@@ -31,9 +31,14 @@ def signup(request: HttpRequest) -> HttpResponse:
         if not form.is_valid():
             release_signup(slot)
             return render(request, "registration/signup.html", {"form": form})
-        with transaction.atomic():
-            user = form.save()
-            user_signed_up(user=user)
+        try:
+            with transaction.atomic():
+                user = form.save()
+                user_signed_up(user=user)
+        except IntegrityError:  # another sign-up took the name or the address meanwhile
+            release_signup(slot)
+            form.add_error(None, "That user name or e-mail address was just taken; choose another.")
+            return render(request, "registration/signup.html", {"form": form}, status=409)
     except BaseException:
         release_signup(slot)
         raise
@@ -79,7 +84,12 @@ def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]
 def profile(request: HttpRequest) -> HttpResponse:
     form = ProfileForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        try:
+            with transaction.atomic():
+                form.save()
+        except IntegrityError:  # another account took the address meanwhile
+            form.add_error("email", EMAIL_TAKEN)
+            return render(request, "accounts/profile.html", _profile_context(request, form=form), status=409)
         messages.success(request, "Profile saved.")
         return redirect("profile")
     return render(request, "accounts/profile.html", _profile_context(request, form=form))

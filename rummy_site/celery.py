@@ -13,6 +13,8 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # each (re)connection of a separate worker to the broker re-arms every game's timer (tables.tasks)
 app.steps["consumer"].add("tables.tasks.RearmTimers")
+# the worker's heartbeat for /healthz, written from the consumer's own timer (rummy_site.health)
+app.steps["consumer"].add("rummy_site.health.Heartbeat")
 
 
 @app.task(name="rummy_site.ping", ignore_result=False)

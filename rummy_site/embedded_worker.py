@@ -23,12 +23,12 @@ _started = threading.Event()
 
 
 def _run_sweeps(interval: float) -> None:
-    while True:
-        time.sleep(interval)
+    while True:  # the first at once, as /healthz waits for it (rummy_site.health)
         try:
             app.send_task("tables.tasks.sweep_deadlines")
         except Exception:  # the sweep is a safety net; never kill its thread
             logger.exception("could not send the deadline sweep")
+        time.sleep(interval)
 
 
 def start_embedded_worker() -> None:

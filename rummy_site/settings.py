@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 import dj_email_url
@@ -69,6 +70,24 @@ SIGNUPS_PER_ADDRESS_PER_DAY = _int("SIGNUPS_PER_ADDRESS_PER_DAY", 3)
 TRUST_X_FORWARDED_PROTO = _bool("TRUST_X_FORWARDED_PROTO", False)
 SECURE_HSTS_SECONDS = _int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 CELERY_SWEEP_SECONDS = _int("CELERY_SWEEP_SECONDS", 5)
+#: The operator's time zone: "today" on the staff dashboard, the days of its rake chart and the times
+#: on the player page. India by default, where the site's players and staff are (₹, Indian rummy):
+#: a UTC day would end at 05:30 in the morning there, splitting the late-night play of one evening
+#: over two days. Players' daily limits keep UTC days (accounts.play) whatever this says.
+OPERATOR_TIME_ZONE = os.environ.get("OPERATOR_TIME_ZONE", "Asia/Kolkata")
+try:
+    ZoneInfo(OPERATOR_TIME_ZONE)
+except (ZoneInfoNotFoundError, ValueError) as _exc:
+    raise ImproperlyConfigured(f"OPERATOR_TIME_ZONE: no time zone called {OPERATOR_TIME_ZONE!r}") from _exc
+#: /healthz: the worker writes a heartbeat this often; it is away after HEALTH_WORKER_STALE_SECONDS
+#: without one, and beat is away when its deadline sweep last ran more than HEALTH_BEAT_STALE_SECONDS ago.
+HEALTH_HEARTBEAT_SECONDS = _int("HEALTH_HEARTBEAT_SECONDS", 10)
+HEALTH_WORKER_STALE_SECONDS = _int("HEALTH_WORKER_STALE_SECONDS", 30)
+HEALTH_BEAT_STALE_SECONDS = _int("HEALTH_BEAT_STALE_SECONDS", max(30, 6 * CELERY_SWEEP_SECONDS))
+#: A running game whose last event is older than this many minutes is listed as stuck on the dashboard.
+STUCK_GAME_MINUTES = _int("STUCK_GAME_MINUTES", 15)
+#: When the nightly full ledger check runs, in the operator's time zone ("HH:MM").
+LEDGER_CHECK_AT = os.environ.get("LEDGER_CHECK_AT", "03:30")
 CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
 SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
@@ -373,9 +392,34 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 #: No REDIS_URL: the ASGI process runs a worker thread on the in-memory transport.
 CELERY_IN_PROCESS = not REDIS_URL
-CELERY_BEAT_SCHEDULE = {
-    "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": float(CELERY_SWEEP_SECONDS)},
-}
+
+
+def utc_hour_minute(at: str, zone: str) -> tuple[int, int]:
+    """``at`` ("HH:MM" in ``zone``) as UTC hour and minute, at the zone's offset today (beat
+    counts in UTC; a zone with summer time is an hour off until the next restart after a change)."""
+    from datetime import UTC, datetime
+
+    hour, _, minute = at.partition(":")
+    today = datetime.now(ZoneInfo(zone)).replace(hour=int(hour), minute=int(minute or 0))
+    utc = today.astimezone(UTC)
+    return utc.hour, utc.minute
+
+
+def _beat_schedule() -> dict[str, Any]:
+    from celery.schedules import crontab
+
+    hour, minute = utc_hour_minute(LEDGER_CHECK_AT, OPERATOR_TIME_ZONE)
+    return {
+        "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": float(CELERY_SWEEP_SECONDS)},
+        # the whole ledger verified once a night; the dashboard shows its last verdict (wallet.tasks)
+        "check-ledger": {
+            "task": "wallet.tasks.check_ledger_nightly",
+            "schedule": crontab(hour=hour, minute=minute),
+        },
+    }
+
+
+CELERY_BEAT_SCHEDULE = _beat_schedule()
 
 # ---------------------------------------------------------------------------
 # REST FRAMEWORK

@@ -1,16 +1,17 @@
 from __future__ import annotations
 
-from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
 
+from rummy_site import health
+
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Liveness for the proxy: the process answers and the database is reachable."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"ok": True, "database": connection.vendor})
+    """The database, Redis, the Celery worker and beat, each with its state (rummy_site.health);
+    503 when any of them is down or away, so a monitor or a load balancer sees it."""
+    healthy, checks = health.report()
+    return JsonResponse({"ok": healthy, **checks}, status=200 if healthy else 503)
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:

@@ -11,25 +11,28 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.forms import AdminPasswordChangeForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 
 from accounts import play
 from accounts.admin import PlayerAdmin
-from accounts.models import SelfExclusion, Suspension, User
-from rummy_site.admin_base import ReadOnlyAdmin
-from staff import audit, authority, roles, selectors, services
-from staff.forms import BulkTablesForm, CancelGameForm, ReasonForm, SuspendForm
-from staff.models import AdjustmentRequest, StaffAction
+from accounts.models import PlayLimit, SelfExclusion, Suspension, User
+from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin
+from staff import audit, authority, player, roles, selectors, services
+from staff.export import export_csv
+from staff.forms import BulkTablesForm, CancelGameForm, NoteForm, ReasonForm, SuspendForm
+from staff.models import AdjustmentRequest, StaffAction, StaffNote
 from tables.admin import PoolGameAdmin, TableAdmin, TableSettingsAdmin
-from tables.models import PoolGame, Table, TableSettings
+from tables.models import PoolGame, Seat, Table, TableSettings
 from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS, AccountAdmin
 from wallet.forms import AdjustmentForm
 from wallet.models import Account, AccountKind
@@ -47,6 +50,9 @@ def _context(model_admin: admin.ModelAdmin, request: HttpRequest, **extra: Any) 
     return {**model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, **extra}
 
 
+#: Every list may be exported to CSV by whoever may view it (staff.export: asks why, recorded).
+admin.site.add_action(export_csv, "export_csv")
+
 # ---------------------------------------------------------------------------
 # the audit trail: staff read it, nobody edits it
 # ---------------------------------------------------------------------------
@@ -54,12 +60,27 @@ if admin.site.is_registered(StaffAction):  # django-auditlog's own page for its 
     admin.site.unregister(StaffAction)
 
 
+class ByStaffFilter(admin.SimpleListFilter):
+    """Who did it: staff members only (not every account on the site)."""
+
+    title = "by staff"
+    parameter_name = "actor"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        staff = User.objects.filter(Q(is_staff=True) | Q(is_superuser=True)).order_by("username")
+        return [(str(pk), name) for pk, name in staff.values_list("pk", "username")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[StaffAction]) -> QuerySet[StaffAction]:
+        value = self.value()
+        return queryset.filter(actor_id=int(value)) if value and value.isdigit() else queryset
+
+
 @admin.register(StaffAction)
-class StaffActionAdmin(ReadOnlyAdmin):
+class StaffActionAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("timestamp", "actor", "verb", "object_repr", "reason", "what_changed")
-    list_filter = ("verb", "action")
+    # a date filter, not a date hierarchy: that one reads the years of every row on each load
+    list_filter = (("timestamp", admin.DateFieldListFilter), ByStaffFilter, "verb", "action")
     search_fields = ("object_repr", "reason", "actor__username", "verb")
-    date_hierarchy = "timestamp"
     list_select_related = ("actor",)
     fields = (
         "timestamp",
@@ -145,12 +166,22 @@ class StaffPoolGameAdmin(PoolGameAdmin):
     shown only on their own page to the role whose job needs them, and each view is recorded."""
 
     list_display = ("id", "table", "status", "players", "started_at", "finished_at")
+    list_select_related = ("table",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PoolGame]:
+        seated = Seat.objects.filter(left_at__isnull=True).select_related("user").order_by("position")
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(Prefetch("seats", queryset=seated, to_attr="seated"))
+        )
 
     @admin.display(description="players")
     def players(self, game: PoolGame) -> str:
-        return ", ".join(
-            s.user.table_name for s in game.seats.filter(left_at__isnull=True).select_related("user")
-        )
+        seated = getattr(game, "seated", None)
+        if seated is None:
+            seated = game.seats.filter(left_at__isnull=True).select_related("user")
+        return ", ".join(s.user.table_name for s in seated)
 
     def get_urls(self) -> list[URLPattern]:
         return [
@@ -357,21 +388,116 @@ PLAYER_FIELDSETS = (
 
 
 @admin.register(User)
-class StaffPlayerAdmin(ReasonedAdminMixin, PlayerAdmin):
+class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
     """Accounts, least privilege first (docs/staff.md, ``staff.authority``): only a superuser
     creates accounts, grants roles and permissions or sets passwords; nobody edits their own
     account or one of an equal or higher role; everyone else's form has no such field at all."""
 
-    list_display = ("username", "display_name", "email", "role", "play_status", "date_joined")
+    list_display = ("username", "display_name", "email", "role", "play_status", "date_joined", "player_link")
+    search_help_text = "A name, an e-mail address or an id."
     form = with_reason(UserChangeForm)
     add_form = with_reason(UserCreationForm)
     change_password_form = with_reason(AdminPasswordChangeForm)
     change_user_password_template = "admin/staff/user_password.html"
     actions = ["suspend_players", "lift_suspensions"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
+        """Whether each may play, and each one's roles, read with the page (no query per row)."""
+        return play.with_blocks(super().get_queryset(request)).prefetch_related("groups")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[User], search_term: str
+    ) -> tuple[QuerySet[User], bool]:
+        """A name or an e-mail address (parts of them), or an id."""
+        results, duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        if term.isdigit() and len(term) < 19:
+            results = results | queryset.filter(pk=int(term))
+        return results, duplicates
+
     @admin.display(description="may play?")
     def play_status(self, user: User) -> str:
-        return play.block_reason(user) or "yes"
+        return play.block_summary(user)
+
+    @admin.display(description="")
+    def player_link(self, user: User) -> str:
+        return format_html(
+            '<a href="{}" class="player-link">Player page</a>',
+            reverse("admin:accounts_user_player", args=[user.pk]),
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path(
+                "<int:user_id>/player/",
+                self.admin_site.admin_view(self.player_view),
+                name="accounts_user_player",
+            ),
+            path(
+                "<int:user_id>/player/note/",
+                self.admin_site.admin_view(self.note_view),
+                name="accounts_user_note",
+            ),
+        ] + super().get_urls()
+
+    def player_view(
+        self, request: HttpRequest, user_id: int, note_form: NoteForm | None = None
+    ) -> HttpResponse:
+        """One player seen whole (``staff.player``): balances, the ledger statement, games and
+        deals, suspensions, self-exclusions, limits, integrity sections and the staff notes."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        target = get_object_or_404(User.objects.prefetch_related("groups"), pk=user_id)
+        page = player.player_page(
+            user=target,
+            statement_page=request.GET.get("statement", 1),
+            games_page=request.GET.get("games", 1),
+        )
+        may_act = authority.may_act_on(request.user, target)
+        may_adjust = request.user.has_perm(ADJUST_PERMISSION) and may_act
+        may_note = request.user.has_perm(services.NOTE_PERMISSION) and may_act
+        accounts = page["accounts"]
+        return TemplateResponse(
+            request,
+            "admin/staff/player.html",
+            _context(
+                self,
+                request,
+                title=f"Player {target.username}",
+                original=target,
+                p=page,
+                note_form=(note_form or NoteForm()) if may_note else None,
+                adjust_cash=reverse("admin:wallet_account_adjust", args=[accounts[AccountKind.WALLET].pk])
+                if may_adjust and AccountKind.WALLET in accounts
+                else None,
+                adjust_bonus=reverse("admin:wallet_account_adjust", args=[accounts[AccountKind.BONUS].pk])
+                if may_adjust and AccountKind.BONUS in accounts
+                else None,
+            ),
+            status=400 if note_form is not None else 200,
+        )
+
+    def note_view(self, request: HttpRequest, user_id: int) -> HttpResponse:
+        """Add a note to the case history (POST only); recorded in the audit trail."""
+        target = get_object_or_404(User, pk=user_id)
+        if request.method != "POST":
+            return HttpResponseRedirect(reverse("admin:accounts_user_player", args=[target.pk]))
+        form = NoteForm(request.POST)
+        if form.is_valid():
+            try:
+                services.add_note(staff=request.user, user=target, text=form.cleaned_data["text"])
+            except services.Refused as exc:
+                raise PermissionDenied(str(exc)) from exc
+            except services.StaffError as exc:
+                form.add_error("text", str(exc))
+            else:
+                self.message_user(
+                    request, f"Note added to {target.username}'s case history.", messages.SUCCESS
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:accounts_user_player", args=[target.pk]) + "#notes"
+                )
+        return self.player_view(request, user_id, note_form=form)
 
     @admin.display(description="role")
     def role(self, user: User) -> str:
@@ -516,6 +642,7 @@ class StaffGroupAdmin(ReasonedAdminMixin, GroupAdmin):
 class SuspensionAdmin(ReadOnlyAdmin):
     list_display = ("user", "reason", "starts_at", "ends_at", "created_by", "lifted_at", "lifted_by")
     search_fields = ("user__username", "reason")
+    list_select_related = ("user", "created_by", "lifted_by")
 
 
 @admin.register(SelfExclusion)
@@ -524,6 +651,34 @@ class SelfExclusionAdmin(ReadOnlyAdmin):
 
     list_display = ("user", "period", "starts_at", "ends_at")
     search_fields = ("user__username",)
+    list_select_related = ("user",)
+
+
+@admin.register(PlayLimit)
+class PlayLimitAdmin(ReadOnlyAdmin):
+    """Players' own daily limits (each setting kept: a raise waits 24 hours); only the player sets them."""
+
+    list_display = ("user", "kind", "value_display", "effective_at", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("user__username", "user__email")
+    list_select_related = ("user",)
+    fields = ("user", "kind", "value_display", "effective_at", "created_at")
+    readonly_fields = fields
+
+    @admin.display(description="limit")
+    def value_display(self, row: PlayLimit) -> str:
+        if row.value is None:
+            return "no limit"
+        return format_money(row.value) if row.kind == PlayLimit.Kind.SPEND else f"{row.value} minutes"
+
+
+@admin.register(StaffNote)
+class StaffNoteAdmin(BigListMixin, ReadOnlyAdmin):
+    """Every player's case history in one list; notes are added on the player page only."""
+
+    list_display = ("created_at", "user", "author", "text")
+    search_fields = ("user__username", "author__username", "text")
+    list_select_related = ("user", "author")
 
 
 # ---------------------------------------------------------------------------
@@ -614,10 +769,36 @@ class StaffAccountAdmin(AccountAdmin):
             ),
         )
 
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> Any:
+        model_admin = self
+
+        class OwnersRead(ChangeList):
+            """Reads the page's account owners (and their roles) at once: no query per row."""
+
+            def get_results(self, request: HttpRequest) -> None:
+                super().get_results(request)
+                if model_admin.has_adjust_permission(request):
+                    model_admin.read_owners(request, list(self.result_list))
+
+        return OwnersRead
+
+    def read_owners(self, request: HttpRequest, accounts: list[Account]) -> None:
+        """Whether this staff member may adjust each account, decided for the whole page at once."""
+        ids = {a.player_id for a in accounts if a.kind in ADJUSTABLE_KINDS}
+        owners = User.objects.prefetch_related("groups").in_bulk(ids)
+        actor_rank = roles.rank(request.user)
+        for account in accounts:
+            owner = owners.get(account.player_id) if account.kind in ADJUSTABLE_KINDS else None
+            account.may_adjust = bool(  # type: ignore[attr-defined]
+                owner is not None and owner.pk != request.user.pk and actor_rank > roles.rank(owner)
+            )
+
     def may_adjust(self, request: HttpRequest, account: Account) -> bool:
         """Whether the "Credit / debit" link is of any use to this staff member for this account."""
         if account.kind not in ADJUSTABLE_KINDS or not self.has_adjust_permission(request):
             return False
+        if hasattr(account, "may_adjust"):  # read with its page (``read_owners``)
+            return bool(account.may_adjust)
         owner = account.user if account.user_id else User.objects.filter(pk=account.player_id).first()
         return authority.may_act_on(request.user, owner)
 
@@ -643,6 +824,7 @@ class StaffAccountAdmin(AccountAdmin):
 
 @admin.register(AdjustmentRequest)
 class AdjustmentRequestAdmin(ReadOnlyAdmin):
+    list_select_related = ("user", "requested_by", "decided_by")
     list_display = (
         "requested_at",
         "user",

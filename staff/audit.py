@@ -204,6 +204,8 @@ _NAMED = {
 
 
 def _target(target: Any) -> tuple[ContentType, str, str]:
+    if isinstance(target, type) and issubclass(target, models.Model):  # a whole list (an export)
+        return ContentType.objects.get_for_model(target), "", str(target._meta.verbose_name_plural)
     if isinstance(target, models.Model):
         return ContentType.objects.get_for_model(target), str(target.pk), str(target)[:300]
     prefix, _, rest = str(target).partition(":")
@@ -218,7 +220,7 @@ def record(
     *,
     staff: Any,
     action: str,
-    target: models.Model | str,
+    target: models.Model | type[models.Model] | str,
     reason: str = "",
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,

@@ -65,3 +65,31 @@ class BulkTablesForm(ReasonForm):
     prefix = forms.CharField(
         max_length=50, required=False, help_text="Table names; the settings' name if blank."
     )
+
+
+class NoteForm(forms.Form):
+    """A note in a player's case history: staff only, never edited or deleted afterwards."""
+
+    text = forms.CharField(
+        label="Add a note",
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        help_text="What happened and what you did. Kept for good (a correction is a new note); "
+        "recorded in the audit trail; the player never sees it.",
+    )
+
+    def clean_text(self) -> str:
+        text = self.cleaned_data["text"].strip()
+        if not text:
+            raise forms.ValidationError("Write the note first.")
+        return text
+
+
+class ExportForm(ReasonForm):
+    """Why a list leaves the site as a file (recorded with who exported what)."""
+
+    reason = forms.CharField(
+        label="Why export this list?",
+        max_length=200,
+        help_text="Required; kept in the audit trail with what you exported.",
+    )

@@ -7,6 +7,7 @@ from typing import Any, NoReturn
 from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class AuditImmutable(Exception):
@@ -15,10 +16,10 @@ class AuditImmutable(Exception):
 
 class _AppendOnlyQuerySet(models.QuerySet):  # type: ignore[type-arg]
     def update(self, **kwargs: Any) -> NoReturn:
-        raise AuditImmutable("staff audit entries cannot be changed")
+        raise AuditImmutable(f"{self.model._meta.verbose_name_plural} cannot be changed")
 
     def delete(self) -> NoReturn:  # type: ignore[override]
-        raise AuditImmutable("staff audit entries cannot be deleted")
+        raise AuditImmutable(f"{self.model._meta.verbose_name_plural} cannot be deleted")
 
 
 class StaffActionManager(LogEntryManager.from_queryset(_AppendOnlyQuerySet)):  # type: ignore[misc]
@@ -154,3 +155,34 @@ class AdjustmentRequest(models.Model):
 
     def __str__(self) -> str:
         return f"adjustment of {self.user} ({self.get_status_display()})"
+
+
+class StaffNote(models.Model):
+    """One entry of a player's case history, written by staff on the player page (issue 27).
+
+    Append-only like the audit trail: a note is never edited or deleted (a correction is a new
+    note); the model, its queryset and (on PostgreSQL) a trigger refuse it. Adding one is itself
+    recorded in the audit trail (``staff.services.add_note``). Players never see notes.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField(max_length=2000)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = _AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "-created_at"], name="staff_note_user_recent")]
+
+    def __str__(self) -> str:
+        return f"note on {self.user} by {self.author} at {self.created_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AuditImmutable("staff notes cannot be changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+        raise AuditImmutable("staff notes cannot be deleted")

@@ -24,12 +24,16 @@ SUPPORT = [
     "accounts.view_user",
     "accounts.view_suspension",
     "accounts.view_selfexclusion",
+    "accounts.view_playlimit",
     "accounts.suspend_player",
     "wallet.view_account",
     "wallet.view_ledgertransaction",
     "staff.view_staffaction",
     "staff.view_dashboard",
     "staff.view_adjustmentrequest",
+    # the player page's case history: read it, add to it (never edit or delete)
+    "staff.view_staffnote",
+    "staff.add_staffnote",
 ]
 #: Investigates disputes and collusion: the one role that sees a live deal's hands and deck.
 INTEGRITY = [*SUPPORT, "staff.view_live_hands"]
@@ -61,8 +65,14 @@ def rank(user: Any) -> int:
         return SUPERUSER
     if not user.is_staff:
         return PLAYER
-    names = user.groups.values_list("name", flat=True)
+    names = _group_names(user)
     return max([STAFF, *(RANKS.get(name, STAFF) for name in names)])
+
+
+def _group_names(user: Any) -> list[str]:
+    """The user's group names: from ``prefetch_related("groups")`` when a list prefetched them
+    (no query per row), else one query."""
+    return [group.name for group in user.groups.all()]
 
 
 def role_name(user: Any) -> str:
@@ -71,7 +81,7 @@ def role_name(user: Any) -> str:
         return "Superuser"
     if not user.is_staff:
         return "Player"
-    names = [n for n in user.groups.values_list("name", flat=True) if n in RANKS]
+    names = [n for n in _group_names(user) if n in RANKS]
     return ", ".join(sorted(names, key=RANKS.__getitem__)) or "Staff (no role)"
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Count, Q, Sum
+from django.db import connection
+from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import Abs, TruncDate
 from django.urls import reverse
 from django.utils import timezone
@@ -17,7 +19,7 @@ from game_engine.pool import prize_pool
 from staff.models import AdjustmentRequest
 from tables import sockets
 from tables.models import Deal, PoolGame, Seat
-from wallet.audit import check_ledger
+from wallet.audit import last_check
 from wallet.models import Account, AccountKind, Entry, TransactionKind
 from wallet.money import format_money
 
@@ -31,6 +33,26 @@ PHASE_WORDS = {
     "split_offer": "a split of the prize pool is offered",
     "finished": "finished",
 }
+
+
+def operator_zone() -> ZoneInfo:
+    """The operator's time zone (``OPERATOR_TIME_ZONE``): their "today" on the dashboard and the
+    days of the rake chart. Players' daily limits keep UTC days (docs/rules.md, accounts.play)."""
+    return ZoneInfo(settings.OPERATOR_TIME_ZONE)
+
+
+def integrity_sections(user: Any) -> list[dict[str, Any]]:
+    """The player page's integrity sections: sign-up and recent log-in addresses and devices, and
+    linked accounts (issue 27). Each section is a dict the page draws as a table::
+
+        {"id": "addresses", "title": "Sign-up and log-in addresses", "columns": ["when", ...],
+         "rows": [["…", …], …], "links": [[url or None, …], …] (optional, one per row: a link
+         for each cell), "empty": "No log-in recorded.", "note": "…" (optional, under the title)}
+
+    TODO(integrity): the ``integrity`` app (built beside this one) records addresses and devices
+    and links accounts; at merge, return its sections for ``user`` here. Until then: none.
+    """
+    return []
 
 
 def card(code: str) -> dict[str, Any]:
@@ -187,75 +209,243 @@ def _result(result: dict[str, Any] | None, by_user: dict[str, Seat]) -> dict[str
 # dashboard
 # ---------------------------------------------------------------------------
 CHART_DAYS = 30
+#: A timer this many seconds past its deadline is overdue (a worker enforces it within a second or two).
+OVERDUE_AFTER = timedelta(seconds=5)
+#: At most this many overdue timers and stuck games are listed (the count says how many in all).
+LISTED = 50
 
 
-def rake_by_day(*, days: int = CHART_DAYS) -> list[tuple[Any, int]]:
-    """(date, paise) of rake taken by the house each UTC day, the last ``days`` days, oldest first."""
-    today = timezone.now().date()
-    start = today - timedelta(days=days - 1)
+def operator_today(now: datetime | None = None) -> datetime:
+    """Midnight today in the operator's time zone (``OPERATOR_TIME_ZONE``), as an aware time."""
+    local = timezone.localtime(now or timezone.now(), operator_zone())
+    return local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+#: The house account's balance just before each of the given times: the balance after its last
+#: entry made before the first ledger transaction at or after that time. Three index lookups a
+#: time (the transactions' created_at index, the entries' transaction index, the entries'
+#: (account, -id) index), whatever the size of the ledger.
+HOUSE_BALANCE_AT = """
+SELECT b.at, COALESCE((
+    SELECT e.balance_after FROM wallet_entry e
+    WHERE e.account_id = %s AND e.id < COALESCE((
+        SELECT e2.id FROM wallet_entry e2
+        WHERE e2.transaction_id >= (
+            SELECT t.id FROM wallet_ledgertransaction t WHERE t.created_at >= b.at ORDER BY t.created_at, t.id LIMIT 1
+        )
+        ORDER BY e2.transaction_id, e2.id LIMIT 1
+    ), 9223372036854775807)
+    ORDER BY e.id DESC LIMIT 1
+), 0)
+FROM unnest(%s::timestamptz[]) AS b(at) ORDER BY b.at
+"""
+
+
+def rake_by_day(*, days: int = CHART_DAYS, now: datetime | None = None) -> list[tuple[Any, int]]:
+    """(date, paise) of rake taken by the house each day of the operator's time zone, the last
+    ``days`` days, oldest first.
+
+    On PostgreSQL, from the running balance the ledger keeps on the house account
+    (``Entry.balance_after``): a day's rake is the house's balance at its end less its balance at
+    its start, read at each midnight by index, so the chart costs the same at any size of ledger.
+    (Entries and transactions get their ids in the order they are written, so a transaction in
+    flight across midnight may land on either side of it.) The house takes rake only: staff
+    adjust players' chips, never the house's. Elsewhere (SQLite), the rake entries are summed.
+    """
+    start = operator_today(now) - timedelta(days=days - 1)
+    if connection.vendor == "postgresql":
+        house = Account.objects.filter(kind=AccountKind.HOUSE).values_list("pk", flat=True).first()
+        if house is None:
+            return [(start.date() + timedelta(days=i), 0) for i in range(days)]
+        bounds = [start + timedelta(days=i) for i in range(days + 1)]
+        with connection.cursor() as cursor:
+            cursor.execute(HOUSE_BALANCE_AT, [house, bounds])
+            balances = [int(row[1]) for row in cursor.fetchall()]
+        return [(start.date() + timedelta(days=i), balances[i + 1] - balances[i]) for i in range(days)]
+    return rake_summed(start=start, days=days)
+
+
+def rake_summed(*, start: datetime, days: int) -> list[tuple[Any, int]]:
+    """``rake_by_day`` by summing the house's rake entries of each day (every entry read)."""
+    zone = operator_zone()
     rows = (
         Entry.objects.filter(
             account__kind=AccountKind.HOUSE,
             transaction__kind__in=[TransactionKind.SETTLEMENT, TransactionKind.RAKE],
-            transaction__created_at__date__gte=start,
+            transaction__created_at__gte=start,
         )
-        .annotate(day=TruncDate("transaction__created_at"))
+        .annotate(day=TruncDate("transaction__created_at", tzinfo=zone))
         .values("day")
         .annotate(total=Sum("amount"))
     )
     totals = {r["day"]: int(r["total"] or 0) for r in rows}
-    return [(start + timedelta(days=i), totals.get(start + timedelta(days=i), 0)) for i in range(days)]
+    first = start.date()
+    return [(first + timedelta(days=i), totals.get(first + timedelta(days=i), 0)) for i in range(days)]
 
 
-def rake_chart(series: list[tuple[Any, int]], *, width: int = 640, height: int = 180) -> dict[str, Any]:
-    """Bars of an inline SVG (drawn by the template; no script): x, y, w, h and labels per day."""
-    top = max((v for _, v in series), default=0) or 1
-    pad_bottom, pad_top = 20, 10
-    plot_h = height - pad_bottom - pad_top
-    step = width / max(len(series), 1)
+def _nice_top(value: int) -> int:
+    """A round number of paise at or above ``value`` for the chart's top (1, 2 or 5 × a power of ten rupees)."""
+    if value <= 0:
+        return 100
+    step = 100
+    while True:
+        for m in (1, 2, 5):
+            if m * step >= value:
+                return m * step
+        step *= 10
+
+
+def _short(paise: int) -> str:
+    """A bar's value in few characters: ₹940, ₹1.2k, ₹35k, ₹1.5L (lakh), ₹2.3Cr."""
+    symbol = settings.CURRENCY_SYMBOL
+    rupees = paise / 100
+    for size, unit in ((10_000_000, "Cr"), (100_000, "L"), (1_000, "k")):
+        if rupees >= size:
+            shown = rupees / size
+            return f"{symbol}{shown:.1f}{unit}" if shown < 10 else f"{symbol}{shown:.0f}{unit}"
+    return f"{symbol}{rupees:.0f}" if rupees == int(rupees) else f"{symbol}{rupees:.2f}"
+
+
+def rake_chart(series: list[tuple[Any, int]], *, width: int = 760, height: int = 260) -> dict[str, Any]:
+    """An SVG bar chart drawn by the template (no script): a y axis in rupees with three gridlines,
+    an x axis of days labelled every fifth day, each bar with its value above it and a tooltip."""
+    left, right, top_pad, bottom = 64, 10, 24, 44
+    plot_w, plot_h = width - left - right, height - top_pad - bottom
+    top = _nice_top(max((v for _, v in series), default=0))
+    step = plot_w / max(len(series), 1)
+    baseline = top_pad + plot_h
     bars = []
     for i, (day, value) in enumerate(series):
         h = round(plot_h * value / top, 1)
+        x = round(left + i * step + 1, 1)
         bars.append(
             {
-                "x": round(i * step + 1, 1),
-                "y": round(pad_top + plot_h - h, 1),
+                "x": x,
+                "y": round(baseline - h, 1),
                 "w": round(step - 2, 1),
                 "h": h,
-                "label": f"{day:%d %b}: {format_money(value)}",
-                "tick": f"{day:%d}" if i % 5 == 0 or i == len(series) - 1 else "",
-                "tx": round(i * step + step / 2, 1),
+                "label": f"{day:%a %d %b}: {format_money(value)}",
+                "day": f"{day:%a %d %b}",
+                "money": format_money(value),
+                "value": _short(value) if value else "",
+                "vx": round(left + i * step + step / 2, 1),
+                "vy": round(baseline - h - 4, 1),
+                "tick": f"{day:%d %b}" if i % 5 == 0 or i == len(series) - 1 else "",
+                "tx": round(left + i * step + step / 2, 1),
             }
         )
+    grid = [
+        {"y": round(baseline - plot_h * f, 1), "label": format_money(round(top * f))} for f in (0, 0.5, 1)
+    ]
     return {
         "width": width,
         "height": height,
+        "left": left,
+        "right": width - right,
+        "top": top_pad,
+        "baseline": baseline,
         "bars": bars,
-        "max": format_money(top if top > 1 else 0),
+        "grid": grid,
+        "tick_y": baseline + 16,
+        "axis_title_y": height - 6,
+        "mid_x": left + plot_w / 2,
+        "max": format_money(max((v for _, v in series), default=0)),
         "total": format_money(sum(v for _, v in series)),
-        "baseline": height - pad_bottom,
+        "zone": settings.OPERATOR_TIME_ZONE,
     }
 
 
+def overdue_timers(now: datetime) -> tuple[int, list[dict[str, Any]]]:
+    """Open games whose deadline passed more than ``OVERDUE_AFTER`` ago: how many, and the first
+    ``LISTED`` (most overdue first) with links to their game pages."""
+    late = PoolGame.objects.filter(
+        status__in=[PoolGame.Status.WAITING, PoolGame.Status.RUNNING], deadline_at__lt=now - OVERDUE_AFTER
+    )
+    rows = list(late.select_related("table").order_by("deadline_at")[:LISTED])
+    count = len(rows) if len(rows) < LISTED else late.count()
+    return count, [
+        {
+            "game": g.pk,
+            "table": g.table.name,
+            "status": g.get_status_display(),
+            "deadline": g.deadline_kind or "deadline",
+            "late": _ago(now - g.deadline_at),
+            "url": reverse("admin:tables_poolgame_change", args=[g.pk]),
+        }
+        for g in rows
+    ]
+
+
+def stuck_games(now: datetime) -> tuple[int, list[dict[str, Any]]]:
+    """Running games nothing will move on: no deadline at all (every phase of a running game has
+    one), or no event for ``STUCK_GAME_MINUTES`` (a turn lasts seconds). How many, and the first
+    ``LISTED``, longest silent first, with links."""
+    quiet_since = now - timedelta(minutes=int(settings.STUCK_GAME_MINUTES))
+    running = PoolGame.objects.filter(status=PoolGame.Status.RUNNING).annotate(
+        last_event=Max("events__created_at")
+    )
+    stuck = running.filter(
+        Q(deadline_at__isnull=True)
+        | Q(last_event__lt=quiet_since)
+        | Q(last_event__isnull=True, started_at__lt=quiet_since)
+    )
+    rows = list(stuck.select_related("table").order_by(F("last_event").asc(nulls_first=True), "id")[:LISTED])
+    count = len(rows) if len(rows) < LISTED else stuck.count()
+    return count, [
+        {
+            "game": g.pk,
+            "table": g.table.name,
+            "why": "no deadline set"
+            if g.deadline_at is None
+            else f"no event for {_ago(now - (g.last_event or g.started_at or now))}",
+            "last_event": g.last_event,
+            "url": reverse("admin:tables_poolgame_change", args=[g.pk]),
+        }
+        for g in rows
+    ]
+
+
+def _ago(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
+
+
 def dashboard() -> dict[str, Any]:
+    """The dashboard's figures. The ledger's come from the balances it keeps on each account
+    (``Account.balance``, written with every entry), never from reading every entry: the whole
+    ``check_ledger`` runs nightly (``wallet.tasks``) and its last verdict is shown."""
     now = timezone.now()
-    today = play.day_start(now)
+    today = operator_today(now)
     open_games = PoolGame.objects.filter(status__in=[PoolGame.Status.WAITING, PoolGame.Status.RUNNING])
     seated = Seat.objects.filter(game__in=open_games, left_at__isnull=True, is_bot=False)
     balances = {
         row["kind"]: int(row["total"] or 0)
         for row in Account.objects.values("kind").annotate(total=Sum("balance"))
     }
-    problems = check_ledger()
-    series = rake_by_day()
-    counts = PoolGame.objects.aggregate(
+    series = rake_by_day(now=now)
+    counts = PoolGame.objects.filter(  # open games and today's, each part by its index
+        Q(status__in=[PoolGame.Status.WAITING, PoolGame.Status.RUNNING])
+        | Q(started_at__gte=today)
+        | Q(finished_at__gte=today)
+    ).aggregate(
         running=Count("id", filter=Q(status=PoolGame.Status.RUNNING)),
         waiting=Count("id", filter=Q(status=PoolGame.Status.WAITING)),
         today=Count("id", filter=Q(started_at__gte=today)),
         finished_today=Count("id", filter=Q(finished_at__gte=today, status=PoolGame.Status.FINISHED)),
         cancelled_today=Count("id", filter=Q(finished_at__gte=today, status=PoolGame.Status.CANCELLED)),
     )
+    overdue_count, overdue = overdue_timers(now)
+    stuck_count, stuck = stuck_games(now)
+    check = last_check()
     return {
+        "zone": settings.OPERATOR_TIME_ZONE,
+        "today": f"{today:%d %b %Y}",
         "tables_running": counts["running"],
         "tables_waiting": counts["waiting"],
         "players_seated": seated.values("user_id").distinct().count(),
@@ -269,9 +459,17 @@ def dashboard() -> dict[str, Any]:
         "chips_in_bonus": format_money(balances.get(AccountKind.BONUS, 0)),
         "chips_in_escrow": format_money(balances.get(AccountKind.ESCROW, 0)),
         "house": format_money(balances.get(AccountKind.HOUSE, 0)),
-        "timers_overdue": open_games.filter(deadline_at__lt=now - timedelta(seconds=5)).count(),
-        "ledger_ok": not problems,
-        "ledger_problems": problems,
+        # every chip is somewhere: the balances the ledger keeps sum to zero (cheap, on every load)
+        "balances_sum_to_zero": sum(balances.values()) == 0,
+        "timers_overdue": overdue_count,
+        "overdue": overdue,
+        "games_stuck": stuck_count,
+        "stuck": stuck,
+        "stuck_minutes": settings.STUCK_GAME_MINUTES,
+        "ledger_check": check,
+        "ledger_checked_at": timezone.localtime(check.started_at, operator_zone()) if check else None,
+        "ledger_ok": check.ok if check else None,
+        "ledger_problems": check.problems if check else [],
         "chart": rake_chart(series),
         "rake_today": format_money(series[-1][1] if series else 0),
     }

@@ -19,7 +19,7 @@ from accounts import play
 from accounts.models import Suspension, User
 from staff import audit, authority
 from staff.audit import StaffRefused
-from staff.models import AdjustmentRequest, StaffAction
+from staff.models import AdjustmentRequest, StaffAction, StaffNote
 from staff.selectors import adjusted_recently, approval_threshold, rupees_setting
 from tables import staffops
 from tables.errors import TableError
@@ -82,6 +82,31 @@ def _suspension_state(user: User) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # players
 # ---------------------------------------------------------------------------
+NOTE_PERMISSION = "staff.add_staffnote"
+
+
+def add_note(*, staff: User, user: User, text: str) -> StaffNote:
+    """Add a note to ``user``'s case history, recorded in the audit trail (docs/staff.md).
+
+    Like every staff action it follows the rules of who acts on whom: nobody writes the case
+    history of their own account or of an equal or higher role.
+    """
+    text = (text or "").strip()
+    if not text:
+        raise StaffError("a note needs some text")
+    if len(text) > 2000:
+        raise StaffError("a note is at most 2,000 characters")
+    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+        if not staff.has_perm(NOTE_PERMISSION):
+            raise StaffRefused(
+                f"{staff.username}'s role may not write staff notes", verb="add_note", target=user
+            )
+        authority.check_may_act_on(staff, user, verb="add_note")
+        note = StaffNote.objects.create(user=user, author=staff, text=text)
+        record(staff=staff, action="add_note", target=user, reason=text[:300], after={"note": text})
+    return note
+
+
 def suspend(*, staff: User, user: User, reason: str, until: datetime | None, message: str = "") -> Suspension:
     """Suspend ``user`` now, until ``until`` or until lifted; they are dropped at their tables.
 

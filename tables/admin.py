@@ -3,14 +3,36 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
-from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
+from accounts.lookup import named
+from game_engine.events import CATALOGUE
+from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.forms import RupeesField
 from wallet.money import format_money
+
+
+def _games_search(term: str) -> tuple[str, Any]:
+    """What a search box term names, for the game, deal and event lists, each read by an index:
+    a number is a game's id; an account's exact user name or e-mail address, that player's
+    games; anything else, part of a table's name (tables are few)."""
+    term = term.strip()
+    if term.isdigit() and len(term) < 19:
+        return "game", int(term)
+    players = list(named(term).values_list("pk", flat=True)[:10])
+    if players:
+        return "players", players
+    return "tables", list(Table.objects.filter(name__icontains=term).values_list("pk", flat=True)[:1000])
+
+
+GAMES_SEARCH_HELP = "A game's id, a player's exact user name or e-mail address, or part of a table's name."
 
 
 class TableInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -90,6 +112,9 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("name", "settings", "created_at")
     list_filter = ("settings__format",)
     search_fields = ("name",)
+    list_select_related = ("settings",)
+    # a player's own practice table: an id box, not a menu of every account on the site
+    raw_id_fields = ("owner",)
 
 
 class SeatInline(ReadOnlyTabularInline):
@@ -106,7 +131,7 @@ class DealInline(ReadOnlyTabularInline):
 
 
 @admin.register(PoolGame)
-class PoolGameAdmin(ReadOnlyAdmin):
+class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = (
         "id",
         "table",
@@ -118,7 +143,8 @@ class PoolGameAdmin(ReadOnlyAdmin):
         "finished_at",
     )
     list_filter = ("status", "table__settings__format")
-    search_fields = ("table__name", "seats__user__username")
+    search_fields = ("table__name",)  # read by get_search_results below
+    search_help_text = GAMES_SEARCH_HELP
     readonly_fields = (
         "table",
         "status",
@@ -135,14 +161,28 @@ class PoolGameAdmin(ReadOnlyAdmin):
     exclude = ("state",)
     inlines = [SeatInline, DealInline]
 
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[PoolGame], search_term: str
+    ) -> tuple[QuerySet[PoolGame], bool]:
+        if not search_term.strip():
+            return queryset, False
+        kind, value = _games_search(search_term)
+        if kind == "game":
+            return queryset.filter(pk=value), False
+        if kind == "players":
+            return queryset.filter(pk__in=Seat.objects.filter(user_id__in=value).values("game_id")), False
+        return queryset.filter(table_id__in=value), False
+
 
 @admin.register(Deal)
-class DealAdmin(ReadOnlyAdmin):
+class DealAdmin(BigListMixin, ReadOnlyAdmin):
     """Hand history for support staff: every event and every shown hand of a deal."""
 
     list_display = ("id", "game", "number", "started_at", "finished_at")
+    list_select_related = ("game__table",)
     list_filter = ("game__table__settings__format",)
-    search_fields = ("game__table__name", "players__username")
+    search_fields = ("game__table__name",)  # read by get_search_results below
+    search_help_text = GAMES_SEARCH_HELP
     readonly_fields = (
         "game",
         "number",
@@ -156,6 +196,19 @@ class DealAdmin(ReadOnlyAdmin):
         "event_log",
     )
     exclude = ("result", "players", "dealt_order")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Deal], search_term: str
+    ) -> tuple[QuerySet[Deal], bool]:
+        if not search_term.strip():
+            return queryset, False
+        kind, value = _games_search(search_term)
+        if kind == "game":
+            return queryset.filter(game_id=value), False
+        if kind == "players":
+            through = Deal.players.through.objects.filter(user_id__in=value).values("deal_id")
+            return queryset.filter(pk__in=through), False
+        return queryset.filter(game__table_id__in=value), False
 
     @admin.display(description="dealt order")
     def deck_order(self, obj: Deal) -> str:
@@ -195,8 +248,38 @@ class DealAdmin(ReadOnlyAdmin):
         )
 
 
+class EventTypeFilter(admin.SimpleListFilter):
+    """The event types of the protocol's catalogue (not a scan of the whole log for its values)."""
+
+    title = "type"
+    parameter_name = "type"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(name, name) for name in sorted(CATALOGUE)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[GameEvent]) -> QuerySet[GameEvent]:
+        return queryset.filter(type=self.value()) if self.value() else queryset
+
+
 @admin.register(GameEvent)
-class GameEventAdmin(ReadOnlyAdmin):
+class GameEventAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("game", "deal_number", "seq", "version", "type", "created_at")
-    list_filter = ("type",)
-    search_fields = ("game__table__name",)
+    list_select_related = ("game__table",)
+    list_filter = (EventTypeFilter,)
+    search_fields = ("game__table__name",)  # read by get_search_results below
+    search_help_text = GAMES_SEARCH_HELP
+    show_full_result_count = False
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[GameEvent], search_term: str
+    ) -> tuple[QuerySet[GameEvent], bool]:
+        if not search_term.strip():
+            return queryset, False
+        kind, value = _games_search(search_term)
+        if kind == "game":
+            return queryset.filter(game_id=value), False
+        if kind == "players":
+            return queryset.filter(
+                game_id__in=Seat.objects.filter(user_id__in=value).values("game_id")
+            ), False
+        return queryset.filter(game__table_id__in=value), False

@@ -170,6 +170,16 @@ class PoolGame(models.Model):
                 name="one_open_game_per_table",
             )
         ]
+        # the staff dashboard's counts of today and of open games, read by index (issue 27)
+        indexes = [
+            models.Index(fields=["started_at"], name="tables_game_started"),
+            models.Index(fields=["finished_at"], name="tables_game_finished"),
+            models.Index(
+                fields=["status"],
+                condition=models.Q(status__in=["waiting", "running"]),
+                name="tables_game_open",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} game {self.pk}"
@@ -231,6 +241,7 @@ class Deal(models.Model):
     class Meta:
         ordering = ["game_id", "number"]
         constraints = [models.UniqueConstraint(fields=["game", "number"], name="one_row_per_deal")]
+        indexes = [models.Index(fields=["started_at"], name="tables_deal_started")]  # deals today
 
     def __str__(self) -> str:
         return f"deal {self.number} of {self.game}"

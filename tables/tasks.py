@@ -12,6 +12,7 @@ from typing import Any
 
 from celery import bootsteps, shared_task
 
+from rummy_site import health
 from tables import drivers, services
 
 logger = logging.getLogger(__name__)
@@ -29,7 +30,9 @@ def enforce_deadline(game_id: int, version: int, armed_for: str | None = None) -
 
 @shared_task(name="tables.tasks.sweep_deadlines", acks_late=True, ignore_result=True)
 def sweep_deadlines() -> int:
-    """Beat's safety net: enforce every deadline whose timer task was lost."""
+    """Beat's safety net: enforce every deadline whose timer task was lost. Its time is beat's
+    sign of life for /healthz (rummy_site.health)."""
+    health.sweep_ran()
     return services.deadlines_sweep()
 
 

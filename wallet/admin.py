@@ -9,8 +9,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts.lookup import named
 from accounts.models import User
-from rummy_site.admin_base import ReadOnlyAdmin, ReadOnlyTabularInline
+from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
 from wallet.money import format_money
 
@@ -37,21 +38,53 @@ class EntryInline(ReadOnlyTabularInline):
         return format_money(entry.balance_after)
 
 
+def _accounts_named(term: str) -> list[int]:
+    """Ledger accounts a search term names: its exact ref (``game:12``, ``user:5``, ``house``) or the
+    cash and bonus accounts of the player with that exact user name or e-mail address."""
+    refs = [term, *(f"user:{pk}" for pk in named(term).values_list("pk", flat=True)[:10])]
+    return list(Account.objects.filter(ref__in=refs).values_list("pk", flat=True))
+
+
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(ReadOnlyAdmin):
+class LedgerTransactionAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("id", "created_at", "kind", "memo", "caused_by", "idempotency_key")
-    list_filter = ("kind",)
-    search_fields = ("idempotency_key", "memo", "caused_by__username")
-    date_hierarchy = "created_at"
+    # a date filter rather than a date hierarchy, which reads the dates of every row on each load
+    list_filter = ("kind", ("created_at", admin.DateFieldListFilter))
+    search_fields = ("idempotency_key",)  # read by get_search_results below
+    search_help_text = (
+        "A transaction id; an idempotency key; an account (game:12, house) or a player's exact user "
+        "name or e-mail address: every transaction on their cash and bonus accounts; a staff member's "
+        "user name: what they caused."
+    )
     inlines = [EntryInline]
     list_select_related = ("caused_by",)
+    show_full_result_count = False
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[LedgerTransaction], search_term: str
+    ) -> tuple[QuerySet[LedgerTransaction], bool]:
+        """Each kind of term read by an index, never a scan of every memo: grants and settlements
+        carry no ``caused_by``, so a player's transactions are found by their accounts' entries."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term.isdigit() and len(term) < 19:
+            return queryset.filter(pk=int(term)), False
+        accounts = _accounts_named(term)
+        if accounts:
+            return queryset.filter(
+                pk__in=Entry.objects.filter(account_id__in=accounts).values("transaction_id")
+            ), False
+        staff = list(User.objects.filter(username=term).values_list("pk", flat=True))
+        return queryset.filter(Q(idempotency_key=term) | Q(caused_by_id__in=staff)), False
 
 
 @admin.register(Account)
-class AccountAdmin(ReadOnlyAdmin):
+class AccountAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("id", "kind", "ref", "user", "balance_display", "adjust_link")
     list_filter = ("kind",)
-    search_fields = ("ref", "user__username", "user__display_name")
+    search_fields = ("ref",)  # read by get_search_results below
+    search_help_text = "An account's ref (user:5, game:12, house) or id, or a player's name or e-mail address (or part of it)."
     list_select_related = ("user",)
     actions = ["credit_or_debit"]
     fields = ("kind", "ref", "user", "balance_display", "created_at")
@@ -62,13 +95,17 @@ class AccountAdmin(ReadOnlyAdmin):
     ) -> tuple[QuerySet[Account], bool]:
         """A player's name also finds their bonus account, which has no ``user`` link (only the
         wallet has that one-to-one link), so a player holding free chips only is found too."""
-        results, duplicates = super().get_search_results(request, queryset, search_term)
         term = search_term.strip()
-        if term:
-            players = User.objects.filter(Q(username__icontains=term) | Q(display_name__icontains=term))
-            refs = [f"user:{pk}" for pk in players.values_list("pk", flat=True)[:SEARCH_PLAYERS]]
-            results = results | queryset.filter(kind=AccountKind.BONUS, ref__in=refs)
-        return results, duplicates
+        if not term:
+            return queryset, False
+        players = User.objects.filter(
+            Q(username__icontains=term) | Q(display_name__icontains=term) | Q(email__icontains=term)
+        )
+        refs = [term, *(f"user:{pk}" for pk in players.values_list("pk", flat=True)[:SEARCH_PLAYERS])]
+        found = Q(ref__in=refs)
+        if term.isdigit() and len(term) < 19:
+            found |= Q(pk=int(term))
+        return queryset.filter(found), False
 
     @admin.display(description="balance", ordering="balance")
     def balance_display(self, account: Account) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from django.db.models import F, Q, Sum, Value, Window
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
-from wallet.models import NON_NEGATIVE_KINDS, Account, AccountKind, Entry, LedgerTransaction
+from wallet.models import NON_NEGATIVE_KINDS, Account, AccountKind, Entry, LedgerCheck, LedgerTransaction
 from wallet.money import format_money
 
 MAX_LISTED = 20
@@ -92,3 +94,22 @@ def check_ledger() -> list[str]:
     for account in negative[:MAX_LISTED]:
         problems.append(f"{account.kind} account {account.label} is negative: {account.balance}")
     return problems
+
+
+def run_check(*, via: str) -> LedgerCheck:
+    """Run ``check_ledger`` and keep its verdict (the dashboard shows the last one)."""
+    started_at = timezone.now()
+    started = time.perf_counter()
+    problems = check_ledger()
+    return LedgerCheck.objects.create(
+        started_at=started_at,
+        seconds=round(time.perf_counter() - started, 3),
+        ok=not problems,
+        problems=problems,
+        via=via,
+    )
+
+
+def last_check() -> LedgerCheck | None:
+    """The newest kept verdict, if the ledger was ever checked."""
+    return LedgerCheck.objects.order_by("-started_at", "-id").first()

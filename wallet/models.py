@@ -173,3 +173,21 @@ class Entry(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.account} {self.amount:+d}"
+
+
+class LedgerCheck(models.Model):
+    """The verdict of one whole-ledger check (``wallet.audit.check_ledger``), kept so the staff
+    dashboard shows the last one without running it: the check reads every entry."""
+
+    started_at = models.DateTimeField(default=timezone.now, db_index=True)
+    seconds = models.FloatField(default=0)
+    ok = models.BooleanField()
+    problems = models.JSONField(default=list, blank=True)
+    #: ``nightly`` (the beat task) or ``command`` (``manage.py check_ledger``).
+    via = models.CharField(max_length=20)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"ledger check {self.started_at:%Y-%m-%d %H:%M}: {'sound' if self.ok else 'problems'}"

@@ -89,12 +89,6 @@ def test_openapi_schema_is_served(client: Client) -> None:
     assert b"openapi" in response.content
 
 
-def test_healthz_reports_the_database(client: Client) -> None:
-    response = client.get(reverse("healthz"))
-    assert response.status_code == 200
-    assert response.json()["ok"] is True
-
-
 def test_the_landing_page_leads_to_sign_up_log_in_and_the_rules(client: Client) -> None:
     page = client.get("/").content.decode()
     for url in (reverse("signup"), reverse("login"), reverse("rules")):

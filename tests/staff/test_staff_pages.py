@@ -13,6 +13,7 @@ from accounts.models import User
 from staff.models import StaffAction
 from tests.staff.conftest import make_staff
 from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends, _started_game
+from wallet.audit import run_check
 
 pytestmark = pytest.mark.django_db
 
@@ -81,6 +82,10 @@ def test_dashboard_shows_the_figures_the_rake_chart_and_the_ledger_verdict(
         reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "test", "message": "Stopped."}
     )  # takes ₹3 rake
     assert 'id="dashboard-link"' in client.get(reverse("admin:index")).content.decode()
+    # the dashboard shows the last verdict of the full check (nightly, or the command); it never runs it
+    page = client.get(reverse("staff-dashboard")).content.decode()
+    assert re.search(r'id="ledger-verdict"><b>not yet run</b>', page)
+    run_check(via="command")
     page = client.get(reverse("staff-dashboard")).content.decode()
     assert re.search(r'id="ledger-verdict"><b>sound</b>', page)
     assert page.count('class="bar"') == 30

@@ -98,7 +98,7 @@ def test_a_client_that_does_not_read_is_closed(redis_db: str, monkeypatch: pytes
         # the server still serves a well-behaved client
         with socket.create_connection(("127.0.0.1", port), timeout=5) as ok:
             ok.sendall(
-                f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+                f"GET /rules/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
             )
             assert ok.recv(100).startswith(b"HTTP/1.1 200")
     finally:
