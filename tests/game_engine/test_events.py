@@ -50,7 +50,7 @@ def test_turn_missed_carries_misses_the_field_the_browser_reads() -> None:
 def _js_event_fields() -> dict[str, set[str]]:
     """Fields the browser's scripts read from an event ``e`` in ``case "<type>":`` branches."""
     read: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "static" / "js").glob("*.js")):
+    for path in sorted((ROOT / "static" / "js").rglob("*.js")):
         text = path.read_text(encoding="utf-8")
         for block in re.finditer(r'case "(\w+)":(.*?)(?=case "\w+":|default:|\n\s*\}\n)', text, flags=re.S):
             if block.group(1) in CATALOGUE:
