@@ -436,8 +436,10 @@ export interface GroupVerdict {
 /** The engine's verdict on groups (game_engine.melds.verdict), for this table. */
 export interface Verdict {
   groups: GroupVerdict[];
-  /** The docs/rules.md §5 count of the whole. */
+  /** The docs/rules.md §5 count of the whole, before the cap. */
   points: number;
+  /** What the rules charge this hand as a loser's count at this table: `points` capped at its full count (§5.4). */
+  score: number;
   /** A valid declaration (docs/rules.md §4). */
   valid: boolean;
 }

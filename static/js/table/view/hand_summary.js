@@ -1,5 +1,6 @@
 // @ts-check
-// The line over the hand: the engine's verdict on the whole arrangement, in words.
+// The line over the hand: the engine's verdict on the whole arrangement, in words, with the
+// points the rules charge it (the server's `score`, capped at the full count: no cap computed here).
 import { html } from "../../../vendor/htm-preact/standalone.module.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
@@ -14,5 +15,5 @@ export function HandSummary({ s, t }) {
   if (!vd) return "";
   if (vd.valid) return html`<span class="ok">Ready to declare ✓</span>`;
   const count = groups.reduce((n, g) => n + g.length, 0);
-  return html`<span>Hand <strong>${Math.min(vd.points, v.rules.full_count)}</strong> pts</span>${count === 14 ? html` <span class="hint">· drop a card in the finish slot to declare</span>` : null}`;
+  return html`<span>Hand <strong>${vd.score}</strong> pts</span>${count === 14 ? html` <span class="hint">· drop a card in the finish slot to declare</span>` : null}`;
 }
