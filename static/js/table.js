@@ -9,6 +9,11 @@
 //   verdicts.js  the engine's verdict on groups         ui.js        painting, toasts, flashes
 //   keys.js      the table's keys                       view/        components, from the state only
 //
+// Where what comes next goes: keyboard play in keys.js, calling the moves a click calls; what a
+// screen reader hears is the words of ticker.js, status.js and notices.js, said by a view through
+// one live region; a seat's presence is state that dispatch.js keeps from a server message; motion
+// is view/ and the CSS, never a wait in moves.js.
+//
 // No rules live here: the server decides every move (the view's `legal` list, its `drop_points`,
 // `can_pick_open`) and labels groups (the `evaluation` of an `evaluate`). No view touches the
 // socket; nothing that handles a message builds HTML. Player names are text nodes, never markup.
