@@ -157,19 +157,30 @@ def is_valid_declaration(groups: Sequence[Sequence[Card]], wild_rank: int) -> bo
     return score_arrangement(groups, wild_rank).valid
 
 
-def verdict(groups: Sequence[Sequence[str]], wild_rank: int) -> dict[str, Any]:
+def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | None = None) -> dict[str, Any]:
     """The engine's verdict on groups written in notation, as the table page labels them.
 
     Each group's ``kind`` and ``points`` (what its cards count if it does not help, jokers 0),
     the docs/rules.md §5 ``points`` of the whole, and whether it is a valid declaration
-    (docs/rules.md §4, 13 cards). Raises ``InvalidCardError`` on a card it cannot read.
-    Shared by ``POST /api/groups/evaluate/`` and the table socket's ``evaluate``.
+    (docs/rules.md §4, 13 cards). Given a table's ``full_count``, also ``score``: what the rules
+    charge the hand as a loser's count there, ``points`` capped at the full count (docs/rules.md
+    §5.4), so that a page shows the cap without knowing the rule. Raises ``InvalidCardError`` on a
+    card it cannot read. Shared by ``POST /api/groups/evaluate/`` and the table socket's
+    ``evaluate`` (which knows its table's full count).
     """
     cards = [parse_cards(g) for g in groups]
-    return {
+    scored = (
+        score_arrangement(cards, wild_rank)
+        if full_count is None
+        else score_arrangement(cards, wild_rank, full_count)
+    )
+    answer: dict[str, Any] = {
         "groups": [
             {"kind": str(classify_group(g, wild_rank)), "points": _points(g, wild_rank)} for g in cards
         ],
-        "points": score_arrangement(cards, wild_rank).points,
+        "points": scored.points,
         "valid": is_valid_declaration(cards, wild_rank),
     }
+    if full_count is not None:
+        answer["score"] = scored.score
+    return answer

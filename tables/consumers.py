@@ -228,6 +228,8 @@ class TableConsumer(_Consumer):
     version: int = -1
     #: The current deal's wild rank as this socket last showed it (``evaluate``'s default).
     wild_rank: int | None = None
+    #: The full count of this table's game (docs/rules.md §5.4): ``evaluate`` answers the capped score.
+    full_count: int | None = None
     _reminders: asyncio.Task[None] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -304,7 +306,7 @@ class TableConsumer(_Consumer):
             wild = wild if wild is not None else self.wild_rank
             if wild is None:
                 raise NoGameRunning("there is no deal, so no wild rank, to evaluate against")
-            return {**answer, "ok": True, **verdict(groups, wild)}
+            return {**answer, "ok": True, **verdict(groups, wild, self.full_count)}
         except protocol.ProtocolError as exc:
             return {**answer, "ok": False, "error": error_payload(exc.code, str(exc))}
         except (TableError, RummyError) as exc:
@@ -424,4 +426,7 @@ class TableConsumer(_Consumer):
         self.seat = snapshot["you"]["seat"]
         self.version = snapshot["version"]
         self.wild_rank = (snapshot["view"] or {}).get("wild_rank")
+        # the game's rules once it started, the table's (which it will start with) before
+        view = snapshot["view"]
+        self.full_count = view["rules"]["full_count"] if view else table.settings.rules().full_count
         return snapshot

@@ -1,15 +1,27 @@
+// @ts-check
 // Cards as people read them: a code ("JH", "10S", "PJ") -> its name, symbol and picture.
 // Shared by the table, the replay and the lobby pages. No rule lives here: what a card
 // may do is the server's answer (the view's `legal`, the evaluate endpoint).
 import { html } from "../vendor/htm-preact/standalone.module.js";
 
+/** @typedef {import("./wire.js").CardCode} CardCode */
+/** @typedef {{joker: boolean, rank: number, suit: string, face: string}} ParsedCard */
+
+/** @type {Record<string, string>} */
 export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+/** @type {Record<string, string>} */
 export const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+/** @type {Record<string, number>} */
 const SUIT_ORDER = { S: 0, H: 1, D: 2, C: 3 };
+/** @type {Record<string, number>} */
 const RANK_VALUE = { A: 1, J: 11, Q: 12, K: 13 };
+/** @type {Record<string, string>} */
 const RANK_NAMES = { A: "Ace", J: "Jack", Q: "Queen", K: "King" };
 
-/** {joker, rank (1-13, 0 for the printed joker), suit ("S".."C" or ""), face ("A".."K")} */
+/**
+ * {joker, rank (1-13, 0 for the printed joker), suit ("S".."C" or ""), face ("A".."K")}
+ * @param {CardCode | null | undefined} code @returns {ParsedCard}
+ */
 export function parseCard(code) {
   const c = String(code || "");
   if (c === "PJ") return { joker: true, rank: 0, suit: "", face: "★" };
@@ -18,45 +30,52 @@ export function parseCard(code) {
   return { joker: false, rank: RANK_VALUE[face] || parseInt(face, 10) || 0, suit, face };
 }
 
-/** "J♥", "10♠", "Joker": how the log and buttons name a card. */
+/** "J♥", "10♠", "Joker": how the log and buttons name a card. @param {CardCode | null | undefined} code */
 export function cardName(code) {
   const c = parseCard(code);
   return c.joker ? "Joker" : c.face + (SUITS[c.suit] || c.suit);
 }
 
-/** "Jack of hearts": for titles and screen readers. */
+/** "Jack of hearts": for titles and screen readers. @param {CardCode} code */
 export function cardLongName(code) {
   const c = parseCard(code);
   if (c.joker) return "Printed joker";
   return (RANK_NAMES[c.face] || c.face) + " of " + (SUIT_NAMES[c.suit] || c.suit);
 }
 
+/** @param {CardCode} code */
 export function isRed(code) {
   const s = parseCard(code).suit;
   return s === "H" || s === "D";
 }
 
-/** Cards of the cut joker's rank (and printed jokers) are marked on the page as the view says. */
+/**
+ * Cards of the cut joker's rank (and printed jokers) are marked on the page as the view says.
+ * @param {CardCode} code @param {number | null | undefined} wildRank
+ */
 export function hasWildRank(code, wildRank) {
   if (wildRank == null) return false;
   const c = parseCard(code);
   return c.joker || c.rank === wildRank;
 }
 
+/** @param {CardCode} a @param {CardCode} b */
 export function bySuit(a, b) {
   const x = parseCard(a), y = parseCard(b);
   const kx = x.joker ? 4 : SUIT_ORDER[x.suit], ky = y.joker ? 4 : SUIT_ORDER[y.suit];
   return kx - ky || x.rank - y.rank;
 }
 
+/** @param {CardCode} a @param {CardCode} b */
 export function byRank(a, b) {
   const x = parseCard(a), y = parseCard(b);
   const rx = x.joker ? 99 : x.rank, ry = y.joker ? 99 : y.rank;
   return rx - ry || (SUIT_ORDER[x.suit] || 0) - (SUIT_ORDER[y.suit] || 0);
 }
 
-/** Groups of the same suit (jokers last), each in rank order. */
+/** Groups of the same suit (jokers last), each in rank order. @param {CardCode[]} cards @returns {CardCode[][]} */
 export function groupBySuit(cards) {
+  /** @type {Record<string, CardCode[]>} */
   const out = {};
   cards.slice().sort(bySuit).forEach((c) => {
     const p = parseCard(c);
@@ -65,19 +84,23 @@ export function groupBySuit(cards) {
   return ["S", "H", "D", "C", "J"].filter((k) => out[k]).map((k) => out[k]);
 }
 
-/** Groups of the same rank (jokers last). */
+/** Groups of the same rank (jokers last). @param {CardCode[]} cards @returns {CardCode[][]} */
 export function groupByRank(cards) {
+  /** @type {Map<string | number, CardCode[]>} */
   const out = new Map();
   cards.slice().sort(byRank).forEach((c) => {
     const p = parseCard(c);
     const k = p.joker ? "J" : p.rank;
     if (!out.has(k)) out.set(k, []);
-    out.get(k).push(c);
+    /** @type {CardCode[]} */ (out.get(k)).push(c);
   });
   return Array.from(out.values());
 }
 
-/** The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker. */
+/**
+ * The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker.
+ * @param {{code: CardCode, small?: boolean, tiny?: boolean, wild?: boolean, cls?: string, attrs?: Record<string, unknown>}} props
+ */
 export function Card({ code, small, tiny, wild, cls, attrs }) {
   const c = parseCard(code);
   const size = tiny ? " tiny" : small ? " small" : "";
@@ -95,11 +118,15 @@ export function Card({ code, small, tiny, wild, cls, attrs }) {
   </div>`;
 }
 
+/** @param {{cls?: string, attrs?: Record<string, unknown>}} props */
 export function CardBack({ cls, attrs }) {
   return html`<div class=${"card back" + (cls ? " " + cls : "")} ...${attrs || {}}></div>`;
 }
 
-/** A row of small cards, e.g. a shown group in a result sheet. */
+/**
+ * A row of small cards, e.g. a shown group in a result sheet.
+ * @param {{cards: CardCode[], wildRank: number | null | undefined, small?: boolean}} props
+ */
 export function CardRow({ cards, wildRank, small = true }) {
   return html`<div class="cards-row">${cards.map(
     (c, i) => html`<${Card} key=${c + i} code=${c} small=${small} wild=${hasWildRank(c, wildRank)} />`,

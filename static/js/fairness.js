@@ -1,3 +1,4 @@
+// @ts-check
 // The verifiable shuffle (docs/fairness.md), written from the document alone, independently
 // of the server's Python: HMAC-SHA256 in counter mode (WebCrypto) feeding a rejection-sampled
 // Fisher-Yates over the packs in the stated order.
@@ -5,6 +6,7 @@ const SUITS = ["S", "H", "D", "C"];
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const TWO32 = 4294967296;
 
+/** @param {number} decks */
 function packs(decks) {
   const one = [];
   for (const s of SUITS) for (const r of RANKS) one.push(r + s);
@@ -14,6 +16,7 @@ function packs(decks) {
   return out;
 }
 
+/** @param {string} hex */
 function hexBytes(hex) {
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error("the server seed must be 64 lower-case hex digits");
   const b = new Uint8Array(32);
@@ -21,15 +24,29 @@ function hexBytes(hex) {
   return b;
 }
 
+/** @param {ArrayBuffer} buf */
 function toHex(buf) {
   return Array.from(new Uint8Array(buf), (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
+/** @param {string} text */
 export async function sha256Hex(text) {
   return toHex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 }
 
-/** The deck order (card codes, top first) the seeds give. */
+/**
+ * @typedef {object} Seeds
+ * @property {string} server_seed 64 hex digits
+ * @property {string[]} client_seeds
+ * @property {number} deal_no
+ * @property {number} [decks]
+ * @property {string} [commitment] the SHA-256 of server_seed, published before the deal
+ */
+
+/**
+ * The deck order (card codes, top first) the seeds give.
+ * @param {Seeds} seeds @param {string} [label] @returns {Promise<string[]>}
+ */
 export async function deckOrder({ server_seed, client_seeds, deal_no, decks = 2 }, label = "deal") {
   for (const s of client_seeds) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(s)) throw new Error("bad client seed");
@@ -38,6 +55,7 @@ export async function deckOrder({ server_seed, client_seeds, deal_no, decks = 2 
     "raw", hexBytes(server_seed), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const prefix = `${label}|${client_seeds.join("|")}|${deal_no}|`;
   let counter = 0;
+  /** @type {number[]} */
   let words = [];
   async function refill() {
     const block = new DataView(
@@ -45,11 +63,12 @@ export async function deckOrder({ server_seed, client_seeds, deal_no, decks = 2 
     counter += 1;
     for (let k = 0; k < 32; k += 4) words.push(block.getUint32(k, false));
   }
+  /** @param {number} n */
   async function below(n) {
     const limit = TWO32 - (TWO32 % n);
     for (;;) {
       if (!words.length) await refill();
-      const w = words.shift();
+      const w = /** @type {number} */ (words.shift());
       if (w < limit) return w % n;
     }
   }
@@ -61,7 +80,10 @@ export async function deckOrder({ server_seed, client_seeds, deal_no, decks = 2 
   return deck;
 }
 
-/** Check a claimed order against the seeds (and the commitment, when given). */
+/**
+ * Check a claimed order against the seeds (and the commitment, when given).
+ * @param {Seeds} seeds @param {string[]} order @returns {Promise<{ok: boolean, reason: string}>}
+ */
 export async function verifyDeal(seeds, order) {
   if (seeds.commitment && (await sha256Hex(seeds.server_seed)) !== seeds.commitment) {
     return { ok: false, reason: "the server seed does not match the published commitment" };
@@ -70,7 +92,7 @@ export async function verifyDeal(seeds, order) {
   try {
     expected = await deckOrder(seeds);
   } catch (e) {
-    return { ok: false, reason: String(e.message || e) };
+    return { ok: false, reason: String(/** @type {{message?: string}} */ (e).message || e) };
   }
   if (order.length !== expected.length) {
     return { ok: false, reason: `the order has ${order.length} cards, the seeds give ${expected.length}` };

@@ -1,3 +1,4 @@
+// @ts-check
 // The player's hand: groups of cards the player arranges (drag, select + "Group", sort),
 // each labelled with the engine's verdict (the table socket's `evaluate`).
 // Dragging uses the vendored SortableJS; after a drop the DOM is put back as it was and
@@ -5,6 +6,14 @@
 import { html } from "../vendor/htm-preact/standalone.module.js";
 import { Card, hasWildRank } from "./cards.js";
 
+/** @typedef {import("./wire.js").Groups} Groups */
+/** @typedef {import("./wire.js").CardCode} CardCode */
+/** @typedef {import("./wire.js").GroupVerdict} GroupVerdict */
+/** @typedef {import("./table/state.js").TableState} TableState */
+/** @typedef {import("./table/ctrl.js").TableCtrl} TableCtrl */
+/** @typedef {import("sortablejs")} Sortable */
+
+/** @type {Record<string, string>} */
 export const KIND_LABEL = {
   pure_sequence: "Pure sequence",
   impure_sequence: "Impure sequence",
@@ -12,15 +21,21 @@ export const KIND_LABEL = {
   invalid: "Invalid",
 };
 
-/** Keep the arrangement across updates: cards that left disappear, new ones go where
- *  they were dropped (or into a group of their own at the end). */
+/**
+ * Keep the arrangement across updates: cards that left disappear, new ones go where
+ * they were dropped (or into a group of their own at the end).
+ * @param {Groups} groups @param {CardCode[]} hand @param {{g: number, i: number} | null} placement
+ * @returns {Groups}
+ */
 export function reconcile(groups, hand, placement) {
+  /** @type {Record<CardCode, number>} */
   const need = {};
   hand.forEach((c) => { need[c] = (need[c] || 0) + 1; });
   const kept = groups.map((g) => g.filter((c) => {
     if (need[c] > 0) { need[c] -= 1; return true; }
     return false;
   }));
+  /** @type {CardCode[]} */
   const extra = [];
   hand.forEach((c) => { if (need[c] > 0) { need[c] -= 1; extra.push(c); } });
   if (extra.length) {
@@ -30,7 +45,10 @@ export function reconcile(groups, hand, placement) {
   return kept.filter((g) => g.length);
 }
 
-/** Move the card at (fg, fi) to (tg, ti); tg === groups.length makes a new group. */
+/**
+ * Move the card at (fg, fi) to (tg, ti); tg === groups.length makes a new group.
+ * @param {Groups} groups @param {number} fg @param {number} fi @param {number} tg @param {number} ti @returns {Groups}
+ */
 export function moveCard(groups, fg, fi, tg, ti) {
   const out = groups.map((g) => g.slice());
   const [card] = out[fg].splice(fi, 1);
@@ -39,8 +57,12 @@ export function moveCard(groups, fg, fi, tg, ti) {
   return out.filter((g) => g.length);
 }
 
-/** Take the selected positions ("g:i") out into one new group, in their order. */
+/**
+ * Take the selected positions ("g:i") out into one new group, in their order.
+ * @param {Groups} groups @param {string[]} selected @returns {Groups}
+ */
 export function groupSelected(groups, selected) {
+  /** @type {CardCode[]} */
   const picked = [];
   const keep = groups.map((g, gi) => g.filter((c, ci) => {
     if (selected.includes(gi + ":" + ci)) { picked.push(c); return false; }
@@ -49,20 +71,25 @@ export function groupSelected(groups, selected) {
   return keep.filter((g) => g.length).concat(picked.length ? [picked] : []);
 }
 
+/** @param {GroupVerdict | null | undefined} r */
 function verdictLabel(r) {
   if (!r) return html`<div class="group-label pending">…</div>`;
   return html`<div class=${"group-label kind-" + r.kind}>${KIND_LABEL[r.kind] || r.kind}${r.kind === "invalid" ? " · " + r.points + " pts" : " ✓"}</div>`;
 }
 
-export function Hand({ s, t }) {
-  const v = s.view;
+/**
+ * The hand, its tools and its groups. `me`: your seat box; `summary`: the verdict on the whole hand.
+ * @param {{s: TableState, t: TableCtrl, me: unknown, summary: unknown}} props
+ */
+export function Hand({ s, t, me, summary }) {
+  const v = /** @type {import("./wire.js").View} */ (s.view);
   const groups = s.groups || [];
   const verdict = t.verdictFor(groups, v.wild_rank);
   const myTurn = t.myTurn();
   return html`<section id="hand-area" class="hand-area">
     <div class="hand-head">
-      <${t.MeBar} s=${s} t=${t} />
-      <span id="hand-summary" class="hand-summary">${t.handSummary()}</span>
+      ${me}
+      <span id="hand-summary" class="hand-summary">${summary}</span>
       <span class="hand-tools">
         <button type="button" id="btn-group" class="tool" disabled=${!(s.selected.length >= 1 && t.legal("arrange"))}
           title="Put the selected cards into a group of their own" onClick=${() => t.groupSelected()}>Group${s.selected.length > 1 ? " (" + s.selected.length + ")" : ""}</button>
@@ -71,7 +98,7 @@ export function Hand({ s, t }) {
       </span>
     </div>
     <div id="groups" class="groups" data-testid="hand">
-      ${((freshMarked) => groups.map((g, gi) => {
+      ${(/** @param {{done: boolean}} freshMarked */ (freshMarked) => groups.map((g, gi) => {
         const r = verdict && verdict.groups[gi];
         return html`<div class=${"group" + (r ? " kind-" + r.kind : "")} data-group=${gi} data-kind=${r ? r.kind : ""} key=${"g" + gi}>
           <div class="group-cards" data-g=${gi}>
@@ -82,7 +109,7 @@ export function Hand({ s, t }) {
               if (fresh) freshMarked.done = true;
               return html`<${Card} key=${code + "@" + gi + ":" + ci} code=${code} wild=${hasWildRank(code, v.wild_rank)}
                 cls=${(sel ? "selected" : "") + (fresh ? " fresh" : "") + (s.anim[code] ? " " + s.anim[code] : "")}
-                attrs=${{ "data-g": gi, "data-i": ci, "data-card": code, onClick: (e) => t.clickCard(e, gi, ci) }} />`;
+                attrs=${{ "data-g": gi, "data-i": ci, "data-card": code, onClick: (/** @type {Event} */ e) => t.clickCard(e, gi, ci) }} />`;
             })}
           </div>
           ${verdictLabel(r)}
@@ -93,10 +120,17 @@ export function Hand({ s, t }) {
   </section>`;
 }
 
-/** SortableJS on every group row and on the piles; called after each render. */
+/** @type {WeakMap<Element, Sortable>} the Sortable made on each element */
+const sortables = new WeakMap();
+
+/**
+ * SortableJS on every group row and on the piles; called after each render.
+ * @param {TableCtrl} t
+ */
 export function wireSortables(t) {
   const Sortable = window.Sortable;
   if (!Sortable) return;
+  /** @type {import("sortablejs").Options} */
   const base = {
     animation: 120,
     forceFallback: true, // mouse and touch alike, the same on phones and desktops
@@ -110,41 +144,45 @@ export function wireSortables(t) {
   };
   const canArrange = t.legal("arrange");
   document.querySelectorAll("#groups .group-cards").forEach((row) => {
-    if (!row._sortable) {
-      row._sortable = Sortable.create(row, {
+    let sortable = sortables.get(row);
+    if (!sortable) {
+      sortable = Sortable.create(/** @type {HTMLElement} */ (row), {
         ...base,
         group: { name: "hand", pull: true, put: true },
         onStart: () => t.dragStart(),
         onEnd: (evt) => onHandDrop(t, evt),
       });
+      sortables.set(row, sortable);
     }
-    row._sortable.option("disabled", !canArrange);
+    sortable.option("disabled", !canArrange);
   });
   const ng = document.getElementById("new-group");
-  if (ng && !ng._sortable) ng._sortable = Sortable.create(ng, { ...base, group: { name: "hand", pull: false, put: true }, sort: false });
+  if (ng && !sortables.has(ng)) sortables.set(ng, Sortable.create(ng, { ...base, group: { name: "hand", pull: false, put: true }, sort: false }));
   const open = document.getElementById("open-pile");
-  if (open && !open._sortable) {
-    open._sortable = Sortable.create(open, {
+  if (open && !sortables.has(open)) {
+    sortables.set(open, Sortable.create(open, {
       ...base, sort: false, filter: ".card",
       group: { name: "hand", pull: false, put: () => t.canDiscard() },
-    });
+    }));
   }
   const fin = document.getElementById("finish-slot");
-  if (fin && !fin._sortable) {
-    fin._sortable = Sortable.create(fin, {
+  if (fin && !sortables.has(fin)) {
+    sortables.set(fin, Sortable.create(fin, {
       ...base, sort: false,
       group: { name: "hand", pull: false, put: () => t.canFinish() },
-    });
+    }));
   }
 }
 
+/** @param {TableCtrl} t @param {import("sortablejs").SortableEvent} evt */
 function onHandDrop(t, evt) {
-  const { item, from, to, oldIndex, newIndex } = evt;
+  const { item, from, to } = evt;
+  const oldIndex = /** @type {number} */ (evt.oldIndex), newIndex = /** @type {number} */ (evt.newIndex);
   // put the DOM back exactly as Preact left it; the state change re-renders it
   if (item.parentNode) item.parentNode.removeChild(item);
   from.insertBefore(item, from.children[oldIndex] || null);
-  const fg = +from.dataset.g;
-  const code = item.dataset.code;
+  const fg = Number(from.dataset.g);
+  const code = /** @type {string} */ (item.dataset.code);
   const moved = !(from === to && oldIndex === newIndex);
   if (!to || !moved) { t.dragEnd(null); return; }
   if (to.id === "open-pile") t.dragEnd({ kind: "discard", code, fg, fi: oldIndex });

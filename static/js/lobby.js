@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby, live: /ws/lobby/ says which tables changed, at most once a second, with their rows
 // (tables/lobbyfeed.py); the page puts those that pass its filters in its list. What it cannot take
 // from the message (your own practice table, a closed table) it asks GET /api/tables/?ids= for.
@@ -8,20 +9,26 @@ import { html, render } from "../vendor/htm-preact/standalone.module.js";
 import { newClientSeed } from "./fairness.js"; // docs/fairness.md: this browser's own seed for the shuffle
 import { TableSocket } from "./socket.js";
 
-const grid = document.getElementById("lobby-tables");
-const form = document.getElementById("lobby-filters");
-const live = document.getElementById("lobby-live");
+/** @typedef {import("./wire.js").TableRow} TableRow */
+/** @typedef {import("./wire.js").LobbyUpdate} LobbyUpdate */
 
+const grid = document.getElementById("lobby-tables");
+const form = /** @type {HTMLFormElement | null} */ (document.getElementById("lobby-filters"));
+const live = /** @type {HTMLElement} */ (document.getElementById("lobby-live"));
+
+/** The filters chosen, as the query of GET /api/tables/. */
 function params() {
   const q = new URLSearchParams();
-  new FormData(form).forEach((v, k) => { if (v) q.set(k, v); });
+  new FormData(/** @type {HTMLFormElement} */ (form)).forEach((v, k) => { if (v) q.set(k, String(v)); });
   return q;
 }
 
+/** @param {{label: string, cls: string, value: string}} props */
 function Fact({ label, cls, value }) {
   return html`<div><dt>${label}</dt><dd class=${cls}>${value}</dd></div>`;
 }
 
+/** @param {{t: TableRow, csrf: string}} props */
 function Tile({ t, csrf }) {
   const url = "/tables/" + encodeURIComponent(t.id) + "/";
   const tag = t.private ? "your practice" : t.practice ? "practice" : null;
@@ -52,27 +59,32 @@ function Tile({ t, csrf }) {
   </article>`;
 }
 
+/** @param {{rows: TableRow[], csrf: string}} props */
 function Tiles({ rows, csrf }) {
   if (!rows.length) return html`<p class="empty">No tables match. Try another filter.</p>`;
   return rows.map((t) => html`<${Tile} key=${t.id} t=${t} csrf=${csrf} />`);
 }
 
 let first = true;
-let shown = []; // the rows on screen, in the server's order (table id)
+/** @type {TableRow[]} the rows on screen, in the server's order (table id) */
+let shown = [];
 const MAX_IDS = 500; // GET /api/tables/?ids= takes this many (tables/apis.py)
 
+/** @param {number[] | null} ids @returns {Promise<TableRow[]>} */
 function fetchRows(ids) {
   const q = params();
   if (ids) q.set("ids", ids.join(","));
-  return fetch(grid.dataset.api + "?" + q.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
+  return fetch(String(/** @type {HTMLElement} */ (grid).dataset.api) + "?" + q.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
     .then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.json(); });
 }
 
+/** @param {TableRow[]} rows @param {Set<number> | null} changed the tiles to flash (null: none) */
 function paint(rows, changed) {
-  if (first) { grid.textContent = ""; first = false; } // the server's tiles give way to the live ones
+  const box = /** @type {HTMLElement} */ (grid);
+  if (first) { box.textContent = ""; first = false; } // the server's tiles give way to the live ones
   shown = rows;
-  render(html`<${Tiles} rows=${rows} csrf=${grid.dataset.csrf || ""} />`, grid);
-  grid.querySelectorAll(".table-tile").forEach((node) => {
+  render(html`<${Tiles} rows=${rows} csrf=${box.dataset.csrf || ""} />`, box);
+  /** @type {NodeListOf<HTMLElement>} */ (box.querySelectorAll(".table-tile")).forEach((node) => {
     if (changed && !changed.has(Number(node.dataset.tableId))) return;
     node.classList.remove("flash");
     void node.offsetWidth; // restart the animation
@@ -85,20 +97,30 @@ function reload() {
   return fetchRows(null).then((rows) => paint(rows, null)).catch(() => {});
 }
 
-/** Put ``fresh`` rows in the list in place of the tables ``ids`` names (absent from ``fresh``: gone). */
+/** Put ``fresh`` rows in the list in place of the tables ``ids`` names (absent from ``fresh``: gone). @param {number[]} ids @param {TableRow[]} fresh */
 function merge(ids, fresh) {
   const named = new Set(ids);
   paint(shown.filter((r) => !named.has(r.id)).concat(fresh).sort((a, b) => a.id - b.id), named);
 }
 
-/** Only the tables a lobby_update named without a row: the server answers those that match the filters. */
+/** Only the tables a lobby_update named without a row: the server answers those that match the filters. @param {number[]} ids */
 function refresh(ids) {
   if (first || ids.length > MAX_IDS) return reload();
   return fetchRows(ids).then((fresh) => merge(ids, fresh)).catch(() => {});
 }
 
-/** Whether a lobby row passes the page's filters, by the server's rules (tables/selectors.py lobby_tables). */
+/**
+ * Whether a lobby row passes the page's filters: the player's own query (format, status, an entry
+ * fee between two bounds) over fields the server computed and sent in the row (its `status` is the
+ * server's word), each filter read as the server reads it (tables/selectors.py lobby_tables,
+ * tables/apis.py FEE_FILTER). It stays in the page: the rows ride on every lobby_update so that an
+ * open lobby asks the server for nothing (a filtered lobby that asked GET /api/tables/?ids= for each
+ * change saturated two Daphnes in bench/load/lobby_bench.py), and the server could filter them only
+ * by keeping every lobby socket's filters and sending each socket its own frame.
+ * @param {TableRow} row @param {URLSearchParams} q
+ */
 function matches(row, q) {
+  /** @param {string} k */
   const fee = (k) => (/^-?[0-9]{1,15}$/.test(q.get(k) || "") ? Number(q.get(k)) : null);
   const low = fee("min_fee"), high = fee("max_fee");
   return (!q.get("format") || row.format === q.get("format"))
@@ -112,6 +134,7 @@ function matches(row, q) {
  * whose row does not pass leaves the list; the tables it names without a row (your own practice
  * table, a closed table) are asked for.
  */
+/** @param {LobbyUpdate} msg @param {(ids: number[]) => void} ask */
 function onUpdate(msg, ask) {
   let ids = msg.tables || [];
   if (!first && msg.rows) {
@@ -126,7 +149,7 @@ function onUpdate(msg, ask) {
 
 function start() {
   // the server-rendered join forms get this browser's seed too
-  document.querySelectorAll('form[action$="/join/"]').forEach((f) => {
+  /** @type {NodeListOf<HTMLFormElement>} */ (document.querySelectorAll('form[action$="/join/"]')).forEach((f) => {
     const input = document.createElement("input");
     input.type = "hidden"; input.name = "client_seed"; input.value = newClientSeed();
     f.appendChild(input);
@@ -134,7 +157,7 @@ function start() {
   const practice = document.getElementById("practice-now");
   if (practice) {
     practice.addEventListener("submit", () => {
-      const button = document.getElementById("practice-start");
+      const button = /** @type {HTMLButtonElement} */ (document.getElementById("practice-start"));
       // the form posts once: a second click while the table is being dealt does nothing
       setTimeout(() => { button.disabled = true; button.textContent = "Dealing…"; }, 0);
     });
@@ -144,7 +167,9 @@ function start() {
     history.replaceState(null, "", "?" + params().toString());
     reload();
   });
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
+  /** @type {Set<number>} */
   const pending = new Set();
   const socket = new TableSocket("/ws/lobby/", {
     state(kind, detail) {

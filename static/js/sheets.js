@@ -1,21 +1,38 @@
+// @ts-check
 // Sheets over the table: the result of a deal, the scoreboard of the game, the
 // declaration check, confirmations. Every player-supplied string is a text node.
 import { html } from "../vendor/htm-preact/standalone.module.js";
 import { Card, CardRow, hasWildRank } from "./cards.js";
 import { KIND_LABEL } from "./hand.js";
 
+/** @typedef {import("./wire.js").Groups} Groups */
+/** @typedef {import("./wire.js").Verdict} Verdict */
+/** @typedef {import("./wire.js").View} View */
+/** @typedef {import("./table/state.js").TableState} TableState */
+/** @typedef {import("./table/ctrl.js").TableCtrl} TableCtrl */
+/** @typedef {{s: TableState, t: TableCtrl}} SheetProps */
+/**
+ * A button of a sheet.
+ * @typedef {{text: string, cls?: string, id: string, fn?: () => void, disabled?: boolean}} SheetButton
+ */
+
+/** @type {Record<string, string>} */
 export const STATUS_LABEL = {
   won: "Won", shown: "Shown", dropped: "Dropped", wrong_show: "Wrong show", playing: "Playing",
   timed_out: "Timed out", left: "Left", eliminated: "Eliminated",
 };
+/** @type {Record<string, string>} */
 export const REASON_LABEL = {
   drop: "drop", first_drop: "first drop", middle_drop: "middle drop", wrong_show: "wrong show",
   missed_turns: "missed turns", auto_drop: "auto drop", left: "left the game", invalid: "invalid show",
   no_show: "did not show in time",
 };
 
+/**
+ * @param {{kind: string, title: string, onClose?: () => void, buttons?: SheetButton[], children?: unknown, wide?: boolean}} props
+ */
 export function Modal({ kind, title, onClose, buttons, children, wide }) {
-  return html`<div id="modal" class="modal" data-kind=${kind} onClick=${(e) => { if (e.target.id === "modal" && onClose) onClose(); }}>
+  return html`<div id="modal" class="modal" data-kind=${kind} onClick=${(/** @type {Event} */ e) => { if (/** @type {Element} */ (e.target).id === "modal" && onClose) onClose(); }}>
     <div class=${"modal-box" + (wide ? " wide" : "")} role="dialog" aria-modal="true" aria-labelledby="modal-title">
       ${onClose ? html`<button type="button" class="modal-x" id="modal-x" aria-label="Close" onClick=${onClose}>×</button>` : null}
       <h2 id="modal-title">${title}</h2>
@@ -28,7 +45,10 @@ export function Modal({ kind, title, onClose, buttons, children, wide }) {
   </div>`;
 }
 
-/** Groups with the engine's verdict under each (verdict may be null while it loads). */
+/**
+ * Groups with the engine's verdict under each (verdict may be null while it loads).
+ * @param {{groups: Groups, verdict: Verdict | null, wildRank: number | null}} props
+ */
 export function SheetGroups({ groups, verdict, wildRank }) {
   return html`<div class="sheet-groups">${groups.map((g, k) => {
     const r = verdict && verdict.groups[k];
@@ -39,12 +59,14 @@ export function SheetGroups({ groups, verdict, wildRank }) {
   })}</div>`;
 }
 
-/** The result of the last deal, offers (rejoin, split) and the end of the game. */
+/** The result of the last deal, offers (rejoin, split) and the end of the game. @param {SheetProps} props */
 export function ResultSheet({ s, t }) {
-  const v = s.view;
+  const v = /** @type {View} */ (s.view);
   const r = v.last_result;
-  const res = v.result || (s.snap.game && s.snap.game.result);
+  const res = v.result || (s.snap && s.snap.game && s.snap.game.result);
+  /** @type {SheetButton[]} */
   const buttons = [];
+  /** @type {unknown[]} */
   const parts = [];
   if (r) {
     parts.push(html`<div class="sheet-meta">
@@ -90,7 +112,7 @@ export function ResultSheet({ s, t }) {
   if (res) {
     const winner = res.winner != null ? v.players.find((p) => p.id === String(res.winner)) : null;
     // who was paid: a split pays the players left (even a share of ₹0, §8.3); eliminated players are not listed
-    const left = (pid) => { const p = v.players.find((x) => x.id === pid); return p ? !p.eliminated : res.payouts[pid] > 0; };
+    const left = (/** @type {string} */ pid) => { const p = v.players.find((x) => x.id === pid); return p ? !p.eliminated : res.payouts[pid] > 0; };
     const paid = Object.keys(res.payouts || {}).filter((pid) => !res.split || left(pid));
     parts.push(html`<div class="final" id="final-result">
       <h3>${res.split ? "The prize was split" : winner ? "★ " + winner.name + " wins the pool!" : "Game over"}</h3>
@@ -99,7 +121,7 @@ export function ResultSheet({ s, t }) {
         const p = v.players.find((x) => x.id === pid);
         return html`<li key=${pid}>${p ? p.name : "Player " + pid}: <strong>${t.money(res.payouts[pid])}</strong></li>`;
       })}</ul>
-      ${s.snap.game && t.cfg.history_url ? html`<p><a id="final-game-link" href=${t.cfg.history_url + "games/" + s.snap.game.id + "/"}>Every deal of this game, with replays</a></p>` : null}</div>`);
+      ${s.snap && s.snap.game && t.cfg.history_url ? html`<p><a id="final-game-link" href=${t.cfg.history_url + "games/" + s.snap.game.id + "/"}>Every deal of this game, with replays</a></p>` : null}</div>`);
     buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
     // a new game at this table, from this page: the page stays open and the new game starts under it
     if (v.seat != null) buttons.push({ text: "Play again · " + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
@@ -111,7 +133,7 @@ export function ResultSheet({ s, t }) {
   return html`<${Modal} kind="result" wide title=${r ? "Deal " + r.deal_no + " result" : "Result"} buttons=${buttons} onClose=${() => t.closeModal()}>${parts}<//>`;
 }
 
-/** Every deal's points and the running totals of the game so far. */
+/** Every deal's points and the running totals of the game so far. @param {SheetProps} props */
 export function Scoreboard({ s, t }) {
   const v = s.view;
   const players = (v && v.players) || [];
@@ -134,9 +156,13 @@ export function Scoreboard({ s, t }) {
   <//>`;
 }
 
-/** The shuffle's public side (docs/fairness.md): this deal's commitment, published before
- * its cards were dealt, the player's own seed, and the last finished deal's revealed seed. */
+/**
+ * The shuffle's public side (docs/fairness.md): this deal's commitment, published before
+ * its cards were dealt, the player's own seed, and the last finished deal's revealed seed.
+ * @param {{v: View}} props
+ */
 export function FairShuffle({ v }) {
+  /** @type {Partial<import("./wire.js").FairnessView>} */
   const f = v.fairness || {};
   const mine = v.seat != null ? (f.client_seeds || []).find((c) => c.seat === v.seat) : null;
   const r = v.last_result;
@@ -151,9 +177,12 @@ export function FairShuffle({ v }) {
   </section>`;
 }
 
+/** Declare with these groups? The engine's verdict on them first. @param {SheetProps} props */
 export function DeclareDialog({ s, t }) {
-  const m = s.modal;
-  const verdict = t.verdictFor(m.groups, s.view.wild_rank);
+  const m = /** @type {{kind: "declare", card: string, groups: Groups}} */ (s.modal);
+  const v = /** @type {View} */ (s.view);
+  const verdict = t.verdictFor(m.groups, v.wild_rank);
+  /** @type {SheetButton[]} */
   const buttons = [
     { text: "Cancel", cls: "ghost-btn", id: "declare-cancel", fn: () => t.cancelFinish() },
     verdict
@@ -161,24 +190,30 @@ export function DeclareDialog({ s, t }) {
       : { text: "Checking…", id: "declare-confirm", disabled: true },
   ];
   return html`<${Modal} kind="declare" wide title="Declare?" buttons=${buttons} onClose=${() => t.cancelFinish()}>
-    <div class="sheet-meta"><span>Finish card</span> <${Card} code=${m.card} small wild=${hasWildRank(m.card, s.view.wild_rank)} /></div>
-    <${SheetGroups} groups=${m.groups} verdict=${verdict} wildRank=${s.view.wild_rank} />
+    <div class="sheet-meta"><span>Finish card</span> <${Card} code=${m.card} small wild=${hasWildRank(m.card, v.wild_rank)} /></div>
+    <${SheetGroups} groups=${m.groups} verdict=${verdict} wildRank=${v.wild_rank} />
     ${verdict == null ? html`<p class="muted">Checking your groups…</p>`
       : verdict.valid ? html`<p class="ok big-ok">Valid declaration ✓ — you win this deal with 0 points.</p>`
-      : html`<p class="warn-text">These groups are <strong>not</strong> a valid show: a wrong show costs ${s.view.rules.wrong_show} points.</p>`}
+      : html`<p class="warn-text">These groups are <strong>not</strong> a valid show: a wrong show costs ${v.rules.wrong_show} points.</p>`}
   <//>`;
 }
 
+/** Every card discarded this deal. @param {SheetProps} props */
 export function OpenCards({ s, t }) {
   const pile = (s.view && s.view.open_pile) || [];
+  const wild = s.view ? s.view.wild_rank : null;
   return html`<${Modal} kind="open-cards" title=${"Open cards (" + pile.length + ")"} onClose=${() => t.closeModal()}
       buttons=${[{ text: "Close", cls: "ghost-btn", id: "btn-open-close", fn: () => t.closeModal() }]}>
     ${pile.length ? html`<p class="muted">Oldest first; the last card is on top.</p>
-      <div class="cards-row wrap">${pile.map((c, i) => html`<${Card} key=${c + i} code=${c} small wild=${hasWildRank(c, s.view.wild_rank)} />`)}</div>`
+      <div class="cards-row wrap">${pile.map((c, i) => html`<${Card} key=${c + i} code=${c} small wild=${hasWildRank(c, wild)} />`)}</div>`
       : html`<p>No open cards yet.</p>`}
   <//>`;
 }
 
+/**
+ * Are you sure? `yes` does it, `no` closes.
+ * @param {{kind: string, title: string, text: string, yes: string, no: string, onYes: () => void, t: TableCtrl}} props
+ */
 export function Confirm({ kind, title, text, yes, no, onYes, t }) {
   return html`<${Modal} kind=${kind} title=${title} onClose=${() => t.closeModal()}
       buttons=${[{ text: no, cls: "ghost-btn", id: kind + "-cancel", fn: () => t.closeModal() },

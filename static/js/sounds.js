@@ -1,12 +1,15 @@
+// @ts-check
 // Short tones made with WebAudio (no audio files): deal, draw, discard, your turn,
 // the timer running out, a win. The mute switch is remembered in localStorage.
 const KEY = "rummy.muted";
+/** @type {AudioContext | null} */
 let ctx = null;
 
 export function isMuted() {
   try { return localStorage.getItem(KEY) === "1"; } catch (e) { return false; }
 }
 
+/** @param {boolean} on */
 export function setMuted(on) {
   try { localStorage.setItem(KEY, on ? "1" : "0"); } catch (e) { /* private mode: not remembered */ }
 }
@@ -27,6 +30,10 @@ function wake() {
 window.addEventListener("pointerdown", wake, { once: true, capture: true });
 window.addEventListener("keydown", wake, { once: true, capture: true });
 
+/**
+ * @param {number} freq @param {number} start @param {number} dur
+ * @param {OscillatorType} [type] @param {number} [gain]
+ */
 function tone(freq, start, dur, type = "sine", gain = 0.12) {
   const a = audio();
   if (!a || a.state !== "running") return;
@@ -43,6 +50,8 @@ function tone(freq, start, dur, type = "sine", gain = 0.12) {
   osc.stop(t0 + dur + 0.02);
 }
 
+/** @typedef {"deal" | "draw" | "discard" | "turn" | "tick" | "win" | "lose"} SoundName */
+/** @type {Record<SoundName, () => void>} */
 const SOUNDS = {
   deal: () => { for (let i = 0; i < 5; i++) tone(500 + i * 30, i * 0.06, 0.05, "triangle", 0.06); },
   draw: () => tone(660, 0, 0.08, "triangle", 0.08),
@@ -53,6 +62,7 @@ const SOUNDS = {
   lose: () => { tone(392, 0, 0.18); tone(311, 0.18, 0.25); },
 };
 
+/** @param {SoundName} name */
 export function play(name) {
   if (isMuted()) return;
   const f = SOUNDS[name];

@@ -1,3 +1,4 @@
+// @ts-check
 // "Verify this deal" on the deal page: recompute the order in the browser (static/js/fairness.js).
 import { verifyDeal } from "./fairness.js";
 
@@ -5,7 +6,8 @@ const data = document.getElementById("deal-fairness-data");
 const button = document.getElementById("verify-deal");
 const out = document.getElementById("verify-result");
 if (data && button && out) {
-  const record = JSON.parse(data.textContent);
+  /** @type {import("./fairness.js").Seeds & {order: string[]}} */
+  const record = JSON.parse(data.textContent || "null");
   button.addEventListener("click", async () => {
     out.textContent = "checking…";
     const res = await verifyDeal(record, record.order);

@@ -11,6 +11,7 @@ from game_engine.melds import (
     classify_group,
     is_valid_declaration,
     score_arrangement,
+    verdict,
 )
 
 PURE = GroupKind.PURE_SEQUENCE
@@ -255,6 +256,16 @@ def test_rules_5_cap_is_the_full_count() -> None:
     assert score_arrangement(groups, 3).points == 97
     assert score_arrangement(groups, 3).score == 80
     assert score_arrangement(groups, 3, cap=60).score == 60
+
+
+def test_rules_5_4_the_verdict_at_a_table_gives_the_capped_score_the_page_shows() -> None:
+    groups = [["KS", "KD", "KC"], ["9C", "9D", "9S"], ["2H", "4H", "6H"], ["8D", "10C", "PJ", "QS"]]
+    at_61 = verdict(groups, 3, full_count=60)
+    assert (at_61["points"], at_61["score"], at_61["valid"]) == (97, 60, False)
+    assert verdict(groups, 3, full_count=80)["score"] == 80
+    small = [["AH", "2H", "3H"], ["5S", "9D"]]  # 5 + 9 = 14, under any cap
+    assert verdict(small, 12, full_count=60)["score"] == verdict(small, 12)["points"] == 14
+    assert "score" not in verdict(groups, 3)  # without a table, no full count to cap at
 
 
 def test_rules_5_jokers_count_zero_when_loose() -> None:

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @sync_to_async
-def _started(**settings: Any) -> tuple[Table, list[User]]:
-    table = make_table(seats=2, seed=7, **settings)
+def _started(fmt: str = "101", **settings: Any) -> tuple[Table, list[User]]:
+    table = make_table(fmt, seats=2, seed=7, **settings)
     users = [make_player("asha"), make_player("ravi")]
     for user in users:
         services.table_join(table_id=table.pk, user=user)
@@ -199,6 +199,26 @@ async def test_groups_are_evaluated_over_the_table_socket_as_the_api_does() -> N
 
         assert await sync_to_async(game_fingerprint)(game_id) == before  # evaluating writes nothing
         assert await page.receive_nothing(timeout=0.3)
+    finally:
+        await page.disconnect()
+
+
+async def test_the_socket_evaluation_caps_the_hand_at_its_tables_full_count() -> None:
+    """docs/rules.md §5.4: a hand's points are capped at the full count, 60 in a 61 pool; the page
+    shows the ``score`` the server sends and computes no cap of its own."""
+    table, (asha, _) = await _started(fmt="61", turn_seconds=60)
+    page = await open_socket(asha, f"/ws/tables/{table.pk}/")
+    try:
+        snap = await _snapshot(page)
+        assert snap["view"]["rules"]["full_count"] == 60
+        loose = [["KS", "QH", "JD"], ["KC", "QD", "10S"], ["9H", "8C", "KD"]]  # no group, 87 points
+        await page.send_json_to({"type": "evaluate", "request_id": "e-1", "groups": loose, "wild_rank": 2})
+        answer = await _answer(page, "evaluation", "e-1")
+        assert (answer["ok"], answer["points"], answer["score"]) == (True, 87, 60), answer
+        few = [["2S", "3D"]]  # 5 points: under the cap, the score is the count
+        await page.send_json_to({"type": "evaluate", "request_id": "e-2", "groups": few, "wild_rank": 9})
+        answer = await _answer(page, "evaluation", "e-2")
+        assert (answer["points"], answer["score"]) == (5, 5), answer
     finally:
         await page.disconnect()
 

@@ -1,0 +1,123 @@
+// @ts-check
+// What the server says (docs/protocol.md, "Server → client"), into the state: one case per
+// message type of wire.d.ts, and a `never` check after them, so that a message type added to the
+// wire without a case here fails `tsc`. Versions: an update older than what is shown is dropped,
+// one that skips a version asks for a snapshot. Nothing here builds HTML: it changes the state,
+// plays the sounds the game makes, and asks for a paint.
+import { play } from "../sounds.js";
+import { eventLine, eventSound } from "./ticker.js";
+import { noticeBanner } from "./notices.js";
+import {
+  addNotice, addScores, autoSheet, isMe, isNewGame, me, nameOf, resetGame, takeOwnView, takeView,
+} from "./state.js";
+
+/** @typedef {import("../wire.js").ServerMessage} ServerMessage */
+/** @typedef {import("../wire.js").GameEvent} GameEvent */
+/** @typedef {import("../wire.js").View} View */
+/** @typedef {import("../socket.js").Pending} Pending */
+/** @typedef {import("./state.js").TableState} TableState */
+/** @typedef {import("./ui.js").Ui} Ui */
+/** @typedef {import("./verdicts.js").Verdicts} Verdicts */
+
+/**
+ * @param {object} deps
+ * @param {TableState} deps.S
+ * @param {Ui} deps.ui
+ * @param {Verdicts} deps.verdicts
+ * @param {() => void} deps.resync asks the server for a snapshot
+ * @param {() => void} deps.yourTurn the player's turn began
+ */
+export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
+  const { paint, toast } = ui;
+  /** @type {import("./ticker.js").Who} */
+  const who = { isMe: (seat) => isMe(S, seat), nameOf: (seat) => nameOf(S, seat) };
+
+  /** One event of an update: the ticker's words, its sound, the scoreboard. @param {GameEvent} e */
+  function onEvent(e) {
+    const line = eventLine(e, who);
+    const mine = me(S);
+    const sound = eventSound(e, !!(e.type === "game_over" && mine && e.payouts && e.payouts[mine.id] > 0));
+    if (sound) play(sound);
+    if (e.type === "scores") addScores(S, e);
+    if (e.type === "eliminated") toast(line, "warn");
+    if (line) S.ticker = line;
+  }
+
+  /** A new view and the events that led to it. @param {View | null} view @param {GameEvent[]} events */
+  function setView(view, events) {
+    const { dealt, drawn, turnStarted } = takeView(S, view);
+    if (dealt) ui.deal();
+    if (drawn) ui.flash(drawn, "drawn-in");
+    events.forEach(onEvent);
+    if (turnStarted) yourTurn();
+    autoSheet(S);
+    paint();
+  }
+
+  /**
+   * @param {ServerMessage} msg
+   * @param {Pending | null} sent for a `result`, the action it answers
+   */
+  return function onMessage(msg, sent) {
+    switch (msg.type) {
+      case "snapshot":
+        if (S.snap && isNewGame(S, msg.game)) resetGame(S);
+        S.version = msg.version;
+        S.snap = msg;
+        setView(msg.view, []);
+        break;
+      case "update": {
+        const restarted = isNewGame(S, msg.game);
+        if (!restarted && msg.version <= S.version && !msg.rebuilt) return;
+        if (!restarted && msg.version !== S.version + 1 && !msg.rebuilt) resync();
+        if (restarted) resetGame(S);
+        S.version = msg.version;
+        if (S.snap) {
+          if (msg.game) S.snap.game = msg.game;
+          if (msg.seats) S.snap.seats = msg.seats;
+          if (msg.table) S.snap.table = msg.table;
+        }
+        setView(msg.view, msg.events || []);
+        break;
+      }
+      case "view":
+        // your own view changed at the same version: an arrangement made in another tab
+        if (msg.version !== S.version || !S.view || !msg.view) return;
+        takeOwnView(S, msg.view);
+        paint();
+        break;
+      case "evaluation":
+        verdicts.onEvaluation(msg);
+        break;
+      case "result":
+        if (!msg.ok) {
+          /** @type {Partial<import("../wire.js").WireError>} */
+          const err = msg.error || {};
+          if (!(sent && sent.quiet)) toast((err.message || "That move was refused") + (err.rule ? " (" + err.rule + ")" : ""));
+        }
+        break;
+      case "error":
+        toast((msg.error && msg.error.message) || "The server could not read that message");
+        break;
+      case "notice": {
+        const banner = noticeBanner(msg, S.snap && S.snap.you ? S.snap.you.user_id : null);
+        if (banner) { addNotice(S, banner); paint(); }
+        break;
+      }
+      case "pong": // the answer to a ping: nothing to show
+      case "lobby_update": // the lobby socket's: never sent on a table socket
+        break;
+      default:
+        unknownMessage(msg);
+    }
+  };
+}
+
+/**
+ * A message type this page does not know (a newer server): ignored. Typed `never`, so that a
+ * message type added to wire.d.ts without a case above fails the type check.
+ * @param {never} msg
+ */
+function unknownMessage(msg) {
+  void msg;
+}

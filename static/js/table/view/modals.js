@@ -1,0 +1,44 @@
+// @ts-check
+// The sheet or dialog over the table (the state's `modal`): the result sheet, the scoreboard,
+// the declaration check, the discards, and the confirmations of a drop, auto drop or leave, each
+// stating its cost from the server's numbers.
+import { html } from "../../../vendor/htm-preact/standalone.module.js";
+import { Confirm, DeclareDialog, OpenCards, ResultSheet, Scoreboard } from "../../sheets.js";
+
+/** @typedef {import("../state.js").TableState} TableState */
+/** @typedef {import("../ctrl.js").TableCtrl} TableCtrl */
+
+/** @param {{s: TableState, t: TableCtrl}} props */
+export function ModalView({ s, t }) {
+  const m = s.modal;
+  const v = s.view;
+  if (!m || !v) return null;
+  switch (m.kind) {
+    case "result": return v.last_result || v.result ? html`<${ResultSheet} s=${s} t=${t} />` : null;
+    case "scores": return html`<${Scoreboard} s=${s} t=${t} />`;
+    case "declare": return html`<${DeclareDialog} s=${s} t=${t} />`;
+    case "open-cards": return html`<${OpenCards} s=${s} t=${t} />`;
+    case "drop": {
+      const pts = /** @type {number} */ (v.drop_points);
+      const mine = /** @type {import("../../wire.js").PlayerView} */ (t.me());
+      return html`<${Confirm} kind="drop" t=${t} title="Drop this deal?" no="Keep playing" yes=${"Drop · " + pts + " pts"}
+        text=${"Dropping adds " + pts + " points to your score (" + mine.score + " → " + (mine.score + pts) + " of " + v.pool_limit + ")."}
+        onYes=${() => { t.drop(); t.closeModal(); }} />`;
+    }
+    case "auto-drop": {
+      const pts = v.drop_points;
+      const mine = /** @type {import("../../wire.js").PlayerView} */ (t.me());
+      const now = t.myTurn() && !v.has_drawn;
+      const text = (now ? "It is your turn: you drop now" : "You drop at your next turn") +
+        (pts != null ? ", which costs " + pts + " points now (" + mine.score + " → " + (mine.score + pts) + " of " + v.pool_limit + ")." : ".") +
+        " Later deals drop at your first turn until you press “I'm back”.";
+      return html`<${Confirm} kind="auto-drop" t=${t} title="Turn on auto drop?" no="Cancel" yes=${pts != null ? "Auto drop · " + pts + " pts" : "Auto drop"}
+        text=${text} onYes=${() => { t.autoDrop(); t.closeModal(); }} />`;
+    }
+    case "leave":
+      return html`<${Confirm} kind="leave" t=${t} title="Leave the game?" no="Stay" yes="Leave and forfeit"
+        text="You forfeit this pool game; the entry fee is not refunded once the game has started."
+        onYes=${() => { t.leave(); t.closeModal(); }} />`;
+    default: return null;
+  }
+}
