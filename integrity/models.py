@@ -86,6 +86,8 @@ class AccountLink(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        verbose_name = "linked accounts"
+        verbose_name_plural = "linked accounts"
         constraints = [
             models.UniqueConstraint(fields=["user_a", "user_b"], name="one_link_per_pair"),
             models.CheckConstraint(condition=models.Q(user_a__lt=models.F("user_b")), name="link_ordered"),
@@ -137,6 +139,7 @@ class SignalRow(models.Model):
 
     class Meta:
         ordering = ["-flagged", "-score", "id"]
+        verbose_name = "integrity signal"
         indexes = [models.Index(fields=["signal", "-flagged", "-score"])]
 
     def __str__(self) -> str:
@@ -177,7 +180,9 @@ class Flag(models.Model):
     games_at_decision = models.PositiveIntegerField(default=0)
 
     class Meta:
-        ordering = ["decided_at", "-score", "-raised_at"]
+        ordering = [models.F("decided_at").desc(nulls_first=True), "-score", "-raised_at"]
+        verbose_name = "flag"
+        verbose_name_plural = "review queue"
         indexes = [models.Index(fields=["signal", "user_a", "user_b"])]
         permissions = [
             ("review_flag", "Can replay a flag's games and record a decision (audited)"),
@@ -221,6 +226,7 @@ class ScanRun(models.Model):
 
     class Meta:
         ordering = ["-started_at"]
+        verbose_name = "integrity scan"
 
     def __str__(self) -> str:
         return f"scan of {self.started_at:%Y-%m-%d %H:%M}"

@@ -691,3 +691,7 @@ class AdjustmentRequestAdmin(ReadOnlyAdmin):
     @admin.action(description="Reject", permissions=["approve"])
     def reject(self, request: HttpRequest, queryset: QuerySet[AdjustmentRequest]) -> None:
         self._decide(request, queryset, False)
+
+
+# the staff actions of the fair-play pages (link, clear, decide, replay), in a module of their own
+from staff import integrity_admin  # noqa: E402,F401
