@@ -164,6 +164,17 @@ class Digests:
                 pair.cmp[3] += behind[b]
 
 
+def _typical(rates: dict[str, list[int]], at_least: int) -> float:
+    """The median player's rate (of those seen ``at_least`` times): the population's usual rate,
+    which a few colluders dropping or taking all the time do not move (a pooled rate they would)."""
+    values = sorted(x / n for x, n in rates.values() if n >= at_least)
+    if not values:
+        pooled = [sum(x for x, _ in rates.values()), sum(n for _, n in rates.values())]
+        return pooled[0] / pooled[1] if pooled[1] else 0.0
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
     """A pair where chips flow one way, and the loser finishes behind the gainer far more often
     than the two players' results against everyone else, away from each other, would give."""
@@ -214,8 +225,7 @@ def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
 def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
     """A player who drops far more often in deals with one partner than in their other deals
     (or than the population, for a player seen little without that partner)."""
-    all_deals = sum(s.deals.values())
-    population = sum(s.drops.values()) / all_deals if all_deals else 0.0
+    population = _typical({p: [s.drops[p], n] for p, n in s.deals.items()}, 10)
     out = []
     for key, pair in s.pairs.items():
         if pair.deals == 0:
@@ -261,8 +271,7 @@ def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
 def feeding(s: Digests, t: Thresholds) -> list[Finding]:
     """A player whose discards one partner takes from the open pile far more often than that
     partner takes anyone else's discards (or than the population does)."""
-    all_chances = sum(v[1] for v in s.takes.values())
-    population = sum(v[0] for v in s.takes.values()) / all_chances if all_chances else 0.0
+    population = _typical(dict(s.takes), 10)
     out = []
     for key, pair in s.pairs.items():
         a, b = key.split("|")
