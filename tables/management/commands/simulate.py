@@ -37,6 +37,8 @@ class Command(BaseCommand):
             "engine in this process: print each integrity signal's detection and false-flag rates",
         )
         parser.add_argument("--workers", type=int, default=2, help="--collusion: processes playing games")
+        parser.add_argument("--pairs", type=int, default=4, help="--collusion: colluding pairs of each kind")
+        parser.add_argument("--honest", type=int, default=48, help="--collusion: honest bots")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["collusion"]:
@@ -108,6 +110,8 @@ class Command(BaseCommand):
             fmt=options["format"],
             fee=options["fee"] or 1_000,
             workers=max(1, options["workers"]),
+            pairs_per_kind=max(1, options["pairs"]),
+            honest=max(4, options["honest"]),
             progress=lambda n: self.stderr.write(f"  {n} games played"),
         )
         for line in simulation.report(out):
