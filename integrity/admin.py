@@ -99,6 +99,7 @@ class FlagAdmin(ReadOnlyAdmin):
         texts = selectors.rules()
         return {
             "flag": flag,
+            "figures": selectors.readable(flag.figures),
             "rule": texts[flag.signal],
             "games": selectors.flag_deals(flag),
             "signal_url": reverse("admin:integrity_signal", args=[flag.signal]),

@@ -16,6 +16,7 @@ from integrity import links, services
 from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
 from integrity.rules import rule_texts
 from tables.models import Deal
+from wallet.money import format_money
 
 #: Log-ins a player's section lists.
 RECENT_LOGINS = 10
@@ -68,6 +69,14 @@ def _games(ids: list[int]) -> list[dict[str, Any]]:
     return [{"id": g, "url": reverse("admin:tables_poolgame_change", args=[g])} for g in ids]
 
 
+def readable(figures: dict[str, Any]) -> dict[str, Any]:
+    """Figures as staff read them: chips in rupees, not paise."""
+    out = dict(figures)
+    if isinstance(out.get("net_chips"), int | float):
+        out["net_chips"] = format_money(int(out["net_chips"]))
+    return out
+
+
 def signal_rows(signal: str, *, limit: int = 200) -> list[dict[str, Any]]:
     """The rows of one signal page, strongest first, each with its players and games."""
     rows = SignalRow.objects.filter(signal=signal).select_related("user_a", "user_b")[:limit]
@@ -75,7 +84,7 @@ def signal_rows(signal: str, *, limit: int = 200) -> list[dict[str, Any]]:
         {
             "a": _user_link(r.user_a),
             "b": _user_link(r.user_b),
-            "figures": r.figures,
+            "figures": readable(r.figures),
             "games": _games(r.games[:12]),
             "more_games": max(0, len(r.games) - 12),
             "flagged": r.flagged,

@@ -98,6 +98,7 @@ def test_signal_pages_review_queue_decision_and_a_refused_seat(
         page.click(f"#result_list a[href$='/flag/{flag.pk}/change/']")
         page.wait_for_selector("#flag-games")
         assert page.locator(".replay-link").count() >= 2
+        assert "net_chips: ₹7.00" in page.text_content("#flag")  # in rupees, as staff read money
         page.screenshot(path=str(ARTIFACTS / "integrity-flag.png"), full_page=True)
 
         page.click(".replay-link >> nth=0")
