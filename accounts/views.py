@@ -12,6 +12,7 @@ from accounts import play
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
 from accounts.models import EMAIL_TAKEN, PlayLimit
 from accounts.services import user_signed_up
+from accounts.signals import signed_up
 from accounts.throttle import release_signup, reserve_signup
 from tables.stats import player_stats
 from wallet.money import format_money
@@ -42,6 +43,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     except BaseException:
         release_signup(slot)
         raise
+    signed_up.send(sender=type(user), user=user, request=request)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     messages.success(request, f"Welcome, {user.table_name}! Your sign-up chips are in your wallet.")
     return redirect("lobby")

@@ -103,6 +103,11 @@ ADJUSTMENT_MAX_RUPEES = _int("ADJUSTMENT_MAX_RUPEES", 50_000)
 ADJUSTMENT_DAILY_LIMIT_RUPEES = _int("ADJUSTMENT_DAILY_LIMIT_RUPEES", 100_000)
 #: Seconds of play between the reminders sent at the table (responsible play: one an hour).
 PLAY_REMINDER_SECONDS = _int("PLAY_REMINDER_SECONDS", 3600)
+#: Fair play (docs/integrity.md): how often the signals run, the window of games they read, and how
+#: long sign-up and log-in addresses and devices are kept.
+INTEGRITY_SCAN_MINUTES = _int("INTEGRITY_SCAN_MINUTES", 60)
+INTEGRITY_WINDOW_DAYS = _int("INTEGRITY_WINDOW_DAYS", 90)
+INTEGRITY_RETENTION_DAYS = _int("INTEGRITY_RETENTION_DAYS", 180)
 #: E-mail (password resets): the console by default; EMAIL_URL (smtp://user:pass@host:587/?tls=True) for SMTP.
 EMAIL_URL = os.environ.get("EMAIL_URL", "")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Pool Rummy <no-reply@rummy.local>")
@@ -171,6 +176,7 @@ INSTALLED_APPS = [
     "accounts",
     "wallet",
     "tables",
+    "integrity",
     "staff",
 ]
 
@@ -184,6 +190,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # the site's device cookie, kept with each sign-up and log-in (integrity/capture.py)
+    "integrity.capture.DeviceCookieMiddleware",
     # the staff member behind every change made through the admin (staff/audit.py)
     "staff.audit.StaffAuditMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -416,6 +424,8 @@ def _beat_schedule() -> dict[str, Any]:
             "task": "wallet.tasks.check_ledger_nightly",
             "schedule": crontab(hour=hour, minute=minute),
         },
+        # the integrity signals (docs/integrity.md): new games digested, pairs and players flagged
+        "integrity-scan": {"task": "integrity.tasks.scan", "schedule": 60.0 * INTEGRITY_SCAN_MINUTES},
     }
 
 

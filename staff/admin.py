@@ -450,6 +450,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
         target = get_object_or_404(User.objects.prefetch_related("groups"), pk=user_id)
         page = player.player_page(
             user=target,
+            viewer=request.user,
             statement_page=request.GET.get("statement", 1),
             games_page=request.GET.get("games", 1),
         )
@@ -875,3 +876,7 @@ class AdjustmentRequestAdmin(ReadOnlyAdmin):
     @admin.action(description="Reject", permissions=["approve"])
     def reject(self, request: HttpRequest, queryset: QuerySet[AdjustmentRequest]) -> None:
         self._decide(request, queryset, False)
+
+
+# the staff actions of the fair-play pages (link, clear, decide, replay), in a module of their own
+from staff import integrity_admin  # noqa: E402,F401

@@ -222,7 +222,7 @@ def _blocked(suspensions: list[Suspension], exclusions: list[SelfExclusion], now
     return None
 
 
-def player_page(*, user: User, statement_page: Any = 1, games_page: Any = 1) -> dict[str, Any]:
+def player_page(*, user: User, viewer: Any = None, statement_page: Any = 1, games_page: Any = 1) -> dict[str, Any]:
     """Everything the staff player page shows (``admin/staff/player.html``)."""
     now = timezone.now()
     accounts = {a.kind: a for a in Account.objects.filter(kind__in=PLAYER_KINDS, ref=f"user:{user.pk}")}
@@ -275,5 +275,5 @@ def player_page(*, user: User, statement_page: Any = 1, games_page: Any = 1) -> 
             {"text": n.text, "author": n.author.username, "at": local(n.created_at)}
             for n in StaffNote.objects.filter(user=user).select_related("author")
         ],
-        "integrity": integrity_sections(user),
+        "integrity": integrity_sections(user, viewer=viewer),
     }

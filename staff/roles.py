@@ -35,8 +35,19 @@ SUPPORT = [
     "staff.view_staffnote",
     "staff.add_staffnote",
 ]
-#: Investigates disputes and collusion: the one role that sees a live deal's hands and deck.
-INTEGRITY = [*SUPPORT, "staff.view_live_hands"]
+#: Investigates disputes and collusion: the one role that sees a live deal's hands and deck, the
+#: integrity signals, sign-in addresses and devices, and reviews flags (docs/integrity.md).
+INTEGRITY_PERMISSIONS = [
+    "integrity.view_signals",
+    "integrity.view_signalrow",
+    "integrity.view_flag",
+    "integrity.review_flag",
+    "integrity.view_accountlink",
+    "integrity.link_accounts",
+    "integrity.view_signinevent",
+    "integrity.view_scanrun",
+]
+INTEGRITY = [*SUPPORT, "staff.view_live_hands", *INTEGRITY_PERMISSIONS]
 #: Runs the site's money and tables; sees no live hand (that is not its job).
 ADMINISTRATOR_PERMISSIONS = [
     *SUPPORT,

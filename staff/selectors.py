@@ -12,10 +12,12 @@ from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import Abs, TruncDate
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import slugify
 
 from accounts import play
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
+from integrity.selectors import player_sections
 from staff.models import AdjustmentRequest
 from tables import sockets
 from tables.models import Deal, PoolGame, Seat
@@ -41,18 +43,25 @@ def operator_zone() -> ZoneInfo:
     return ZoneInfo(settings.OPERATOR_TIME_ZONE)
 
 
-def integrity_sections(user: Any) -> list[dict[str, Any]]:
-    """The player page's integrity sections: sign-up and recent log-in addresses and devices, and
-    linked accounts (issue 27). Each section is a dict the page draws as a table::
-
-        {"id": "addresses", "title": "Sign-up and log-in addresses", "columns": ["when", ...],
-         "rows": [["…", …], …], "links": [[url or None, …], …] (optional, one per row: a link
-         for each cell), "empty": "No log-in recorded.", "note": "…" (optional, under the title)}
-
-    TODO(integrity): the ``integrity`` app (built beside this one) records addresses and devices
-    and links accounts; at merge, return its sections for ``user`` here. Until then: none.
-    """
-    return []
+def integrity_sections(user: Any, *, viewer: Any) -> list[dict[str, Any]]:
+    """The player page's integrity sections (``integrity.selectors.player_sections``): sign-up and
+    recent log-in addresses and devices, and linked accounts, as tables of cells (``text``, and a
+    ``link`` where there is one). Addresses and devices are personal data: only for a viewer
+    with ``integrity.view_signals`` (the Game integrity role, docs/integrity.md)."""
+    if viewer is None or not viewer.has_perm("integrity.view_signals"):
+        return []
+    return [
+        {
+            "id": slugify(section["title"]),
+            "title": section["title"],
+            "columns": ["", ""],
+            "rows": [
+                [{"text": row["label"]}, {"text": row["value"], "link": row.get("link")}]
+                for row in section["rows"]
+            ],
+        }
+        for section in player_sections(user)
+    ]
 
 
 def card(code: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from game_engine.errors import RummyError
 from game_engine.events import Event, GameOver, GameStarted, Rejoined, SeatLeft, SeatTaken, to_wire
 from game_engine.game import FINISHED, GameState, apply, new_game
 from game_engine.views import view_for, views_for_all
+from integrity.seating import check_may_sit_with
 from tables import clock, gamerows, notify, practice, protocol, restrictions
 from tables.errors import (
     AlreadySeated,
@@ -91,6 +92,7 @@ def table_join(*, table_id: int, user: User, client_seed: str | None = None) -> 
             raise AlreadySeated("you already have a seat at this table")
         if len(seats) >= settings.seats:
             raise TableFull("every seat at this table is taken")
+        check_may_sit_with(user, [s.user_id for s in seats])  # linked accounts never meet (docs/integrity.md)
         taken = {s.position for s in seats}
         position = next(p for p in range(settings.seats) if p not in taken)
         attempt = game.seats.filter(user=user).count() + 1

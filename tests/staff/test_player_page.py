@@ -132,20 +132,29 @@ def test_the_page_is_linked_from_the_list_and_the_change_page_and_found_by_name_
     )
 
 
-def test_integrity_sections_are_drawn_from_one_function(
-    support: User, client_for: ClientFor, monkeypatch: pytest.MonkeyPatch
+def test_addresses_devices_and_links_are_on_the_page_for_game_integrity_only(
+    support: User, client_for: ClientFor
 ) -> None:
+    """integrity.selectors.player_sections on the player page: personal data (addresses,
+    devices), so for the Game integrity role alone (docs/integrity.md)."""
+    from integrity.models import SignInEvent
+
     asha = User.objects.create_user("asha")
-    assert integrity_sections(asha) == []
-    section = {
-        "id": "devices",
-        "title": "Sign-up and log-in devices",
-        "columns": ["when", "address"],
-        "rows": [["today", "203.0.113.9"]],
-    }
-    monkeypatch.setattr(player, "integrity_sections", lambda user: [section])
-    page = _page(client_for(support), asha)
-    assert 'id="integrity-devices"' in page and "203.0.113.9" in page
+    SignInEvent.objects.create(
+        user=asha,
+        kind=SignInEvent.Kind.LOGIN,
+        at=timezone.now(),
+        address="203.0.113.9",
+        device="d" * 64,
+        user_agent="Firefox",
+    )
+    analyst = make_staff("analyst", "Game integrity")
+    assert integrity_sections(asha, viewer=support) == []
+    sections = integrity_sections(asha, viewer=analyst)
+    assert sections and "203.0.113.9" in str(sections)
+    assert "203.0.113.9" not in _page(client_for(support), asha)
+    page = _page(client_for(analyst), asha)
+    assert 'id="integrity-' in page and "203.0.113.9" in page
 
 
 def test_a_note_is_added_with_its_author_and_time_and_recorded_never_changed(

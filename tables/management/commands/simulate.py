@@ -1,4 +1,5 @@
-"""Play whole pool games between bots through the real services, database and wallet."""
+"""Play whole pool games between bots through the real services, database and wallet; or, with
+``--collusion``, measure the integrity signals on colluding bot pairs (``integrity.simulation``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
+from integrity import simulation
 from tables import clock as table_clock
 from tables import drivers, notify, practice, services
 from tables.clock import OffsetClock
@@ -28,8 +30,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--seed", type=int, default=None, help="first game's shuffle seed (then +1 a game)"
         )
+        parser.add_argument(
+            "--collusion",
+            action="store_true",
+            help="colluding bot pairs (chip dumping, soft play, feeding) among honest bots, through the "
+            "engine in this process: print each integrity signal's detection and false-flag rates",
+        )
+        parser.add_argument("--workers", type=int, default=2, help="--collusion: processes playing games")
+        parser.add_argument("--pairs", type=int, default=4, help="--collusion: colluding pairs of each kind")
+        parser.add_argument("--honest", type=int, default=48, help="--collusion: honest bots")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["collusion"]:
+            self._collusion(options)
+            return
         players, games = options["players"], options["games"]
         if not 2 <= players <= 6:
             raise CommandError("--players must be 2 to 6")
@@ -82,3 +96,23 @@ class Command(BaseCommand):
                 self.stderr.write(f"ledger: {p}")
             raise CommandError(f"check_ledger found {len(problems)} problem(s)")
         self.stdout.write("check_ledger: clean")
+
+    def _collusion(self, options: dict[str, Any]) -> None:
+        """Seeded: the same --seed, --games and --format print the same figures."""
+        seed = 1 if options["seed"] is None else options["seed"]
+        games = options["games"]
+        self.stdout.write(
+            f"playing {games} games ({options['format']} pool, seed {seed}) between honest and colluding bots..."
+        )
+        out = simulation.run(
+            games=games,
+            seed=seed,
+            fmt=options["format"],
+            fee=options["fee"] or 1_000,
+            workers=max(1, options["workers"]),
+            pairs_per_kind=max(1, options["pairs"]),
+            honest=max(4, options["honest"]),
+            progress=lambda n: self.stderr.write(f"  {n} games played"),
+        )
+        for line in simulation.report(out):
+            self.stdout.write(line)

@@ -1,0 +1,361 @@
+"""The integrity signals over game digests (pure Python; docs/integrity.md states each rule).
+
+Each signal returns ``Finding`` rows: who (a pair, in the direction the signal reads, or one
+player), the figures behind the verdict, the games behind it, and whether it passes the flag
+threshold. The scan (``integrity.services.scan``) stores the rows for the signal pages and puts
+flagged ones in the review queue; the simulation (``integrity.simulation``) counts them.
+
+Every pair rule compares the pair with the players' own record away from each other, so a
+player's style (careless, cautious, grabby, strong) is not mistaken for collusion, and asks for
+odds of at most ``alpha`` (the chance an honest pair would look at least this bad) before it
+flags: with thousands of pairs tested each run, a small ``alpha`` keeps honest pairs out of the
+queue.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from integrity.stats import binom_sf, log5, shrunk
+
+CHIP_DUMPING = "chip_dumping"
+SOFT_PLAY = "soft_play"
+FEEDING = "feeding"
+WIN_RATE = "win_rate"
+PAIR_SIGNALS = (CHIP_DUMPING, SOFT_PLAY, FEEDING)
+
+#: How many games a finding lists (the first ones the page links to).
+GAMES_LISTED = 50
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Each signal's flag rule (docs/integrity.md); settable as ``INTEGRITY_THRESHOLDS``."""
+
+    #: the odds an honest pair (or player) would look this bad, at most: for soft play, feeding and
+    #: win rates, tested on every pair (thousands) that passes the size gates
+    alpha: float = 1e-5
+    #: chip dumping is tested only on the few pairs the chips gate lets through, hence its own
+    dump_alpha: float = 1e-3
+    #: every pair signal: games together (one game's streak is not a pattern)
+    min_games: int = 3
+    #: chip dumping: games with a fee together, net chips moved one way (in entry fees)
+    dump_min_games: int = 8
+    dump_min_fees: float = 4.0
+    #: soft play: deals together; the drop rate in them at least this much above the usual rate
+    soft_min_deals: int = 20
+    soft_min_excess: float = 0.15
+    #: feeding: chances (the partner drew right after the player's discard); the take rate at
+    #: least this much above the taker's usual rate
+    feed_min_chances: int = 15
+    feed_min_excess: float = 0.15
+    #: win rate: games played; wins at least this many times what the seats give
+    win_min_games: int = 30
+    win_min_ratio: float = 1.6
+    #: how many tries of the population's rate a player's own rate is pulled toward
+    prior_weight: float = 30.0
+
+
+@dataclass
+class Finding:
+    signal: str
+    users: tuple[str, ...]
+    figures: dict[str, Any]
+    games: list[Any]
+    flagged: bool
+    #: for ordering the signal page: the odds against, as -log10(p)
+    score: float = 0.0
+
+
+@dataclass
+class _Pair:
+    games: list[Any] = field(default_factory=list)
+    paid: int = 0  # games with a fee
+    flow: float = 0.0  # a -> b, paise (negative: b -> a)
+    flow_fees: float = 0.0
+    a_ahead: int = 0
+    b_ahead: int = 0
+    #: each player's finishes ahead of and behind anyone, in the games they shared
+    cmp: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    deals: int = 0
+    drops: list[int] = field(default_factory=lambda: [0, 0])
+    feeds: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+
+
+def _strength(p: float) -> float:
+    return round(-math.log10(max(p, 1e-300)), 2)
+
+
+def _flows(net: dict[str, int]) -> dict[tuple[str, str], float]:
+    """Who lost to whom in one game: each loser's loss shared among the winners by their gains."""
+    gains = {p: v for p, v in net.items() if v > 0}
+    total = sum(gains.values())
+    out: dict[tuple[str, str], float] = {}
+    if total <= 0:
+        return out
+    for loser, v in net.items():
+        if v < 0:
+            for winner, g in gains.items():
+                out[(loser, winner)] = -v * g / total
+    return out
+
+
+class Digests:
+    """The window's digests summed once; each signal reads these sums."""
+
+    def __init__(self, games: Iterable[tuple[Any, dict[str, Any]]]) -> None:
+        self.pairs: dict[str, _Pair] = defaultdict(_Pair)
+        self.deals: dict[str, int] = defaultdict(int)
+        self.drops: dict[str, int] = defaultdict(int)
+        self.takes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        self.cmp: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # ahead, behind (paid games)
+        self.won: dict[str, float] = defaultdict(float)
+        self.expected: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # mean, variance
+        self.games: dict[str, list[Any]] = defaultdict(list)
+        for ref, d in games:
+            self._add(ref, d)
+
+    def _add(self, ref: Any, d: dict[str, Any]) -> None:
+        people: list[str] = d["players"]
+        net: dict[str, int] = d["net"]
+        paid = d["fee"] > 0
+        seats = max(int(d.get("seats") or len(people)), 1)
+        flows = _flows(net) if paid else {}
+        ahead = {p: sum(1 for q in people if q != p and net[p] > net[q]) for p in people}
+        behind = {p: sum(1 for q in people if q != p and net[p] < net[q]) for p in people}
+        for p in people:
+            self.deals[p] += d["deals"].get(p, 0)
+            self.drops[p] += d["drops"].get(p, 0)
+            t = d["takes"].get(p, [0, 0])
+            self.takes[p][0] += t[0]
+            self.takes[p][1] += t[1]
+            self.won[p] += d["won"].get(p, 0.0)
+            self.expected[p][0] += 1 / seats
+            self.expected[p][1] += (1 / seats) * (1 - 1 / seats)
+            self.games[p].append(ref)
+            if paid:
+                self.cmp[p][0] += ahead[p]
+                self.cmp[p][1] += behind[p]
+        for a, b in combinations(sorted(set(people)), 2):
+            pair = self.pairs[f"{a}|{b}"]
+            pair.games.append(ref)
+            raw = d["pairs"].get(f"{a}|{b}")
+            if raw:
+                pair.deals += raw["deals"]
+                for i in range(2):
+                    pair.drops[i] += raw["drops"][i]
+                for i in range(4):
+                    pair.feeds[i] += raw["feeds"][i]
+            if paid:
+                pair.paid += 1
+                moved = flows.get((a, b), 0.0) - flows.get((b, a), 0.0)
+                pair.flow += moved
+                pair.flow_fees += moved / d["fee"]
+                pair.a_ahead += int(net[a] > net[b])
+                pair.b_ahead += int(net[b] > net[a])
+                pair.cmp[0] += ahead[a]
+                pair.cmp[1] += behind[a]
+                pair.cmp[2] += ahead[b]
+                pair.cmp[3] += behind[b]
+
+
+def _typical(rates: dict[str, list[int]], at_least: int) -> float:
+    """The median player's rate (of those seen ``at_least`` times): the population's usual rate,
+    which a few colluders dropping or taking all the time do not move (a pooled rate they would)."""
+    values = sorted(x / n for x, n in rates.values() if n >= at_least)
+    if not values:
+        pooled = [sum(x for x, _ in rates.values()), sum(n for _, n in rates.values())]
+        return pooled[0] / pooled[1] if pooled[1] else 0.0
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
+    """A pair where chips flow one way, and the loser finishes behind the gainer far more often
+    than the two players' results against everyone else, away from each other, would give."""
+    out = []
+    for key, pair in s.pairs.items():
+        if pair.paid == 0:
+            continue
+        a, b = key.split("|")
+        if pair.flow >= 0:
+            loser, gainer, flow, fees = a, b, pair.flow, pair.flow_fees
+            won, lost = pair.b_ahead, pair.a_ahead
+            l_cmp, g_cmp = pair.cmp[0:2], pair.cmp[2:4]
+        else:
+            loser, gainer, flow, fees = b, a, -pair.flow, -pair.flow_fees
+            won, lost = pair.a_ahead, pair.b_ahead
+            l_cmp, g_cmp = pair.cmp[2:4], pair.cmp[0:2]
+        # each one's rate of finishing ahead of anyone, in the games without the other
+        la, lb = s.cmp[loser][0] - l_cmp[0], s.cmp[loser][1] - l_cmp[1]
+        ga, gb = s.cmp[gainer][0] - g_cmp[0], s.cmp[gainer][1] - g_cmp[1]
+        r_loser = shrunk(la, la + lb, 0.5, t.prior_weight)
+        r_gainer = shrunk(ga, ga + gb, 0.5, t.prior_weight)
+        expected = log5(r_gainer, r_loser)
+        n = won + lost
+        p = binom_sf(won, n, expected)
+        flagged = pair.paid >= t.dump_min_games and fees >= t.dump_min_fees and p <= t.dump_alpha
+        out.append(
+            Finding(
+                CHIP_DUMPING,
+                (loser, gainer),
+                {
+                    "games": len(pair.games),
+                    "paid_games": pair.paid,
+                    "net_chips": round(flow),
+                    "net_fees": round(fees, 2),
+                    "gainer_ahead": won,
+                    "loser_ahead": lost,
+                    "expected_share": round(expected, 3),
+                    "p_value": p,
+                },
+                pair.games[:GAMES_LISTED],
+                flagged,
+                _strength(p),
+            )
+        )
+    return out
+
+
+def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
+    """A player who drops far more often in deals with one partner than in their other deals
+    (or than the population, for a player seen little without that partner)."""
+    population = _typical({p: [s.drops[p], n] for p, n in s.deals.items()}, 10)
+    out = []
+    for key, pair in s.pairs.items():
+        if pair.deals == 0:
+            continue
+        a, b = key.split("|")
+        best: Finding | None = None
+        for i, (me, other) in enumerate(((a, b), (b, a))):
+            x, n = pair.drops[i], pair.deals
+            rest_x, rest_n = s.drops[me] - x, s.deals[me] - n
+            usual = shrunk(rest_x, rest_n, population, t.prior_weight)
+            p = binom_sf(x, n, usual)
+            rate = x / n
+            flagged = (
+                len(pair.games) >= t.min_games
+                and n >= t.soft_min_deals
+                and rate >= usual + t.soft_min_excess
+                and p <= t.alpha
+            )
+            f = Finding(
+                SOFT_PLAY,
+                (me, other),
+                {
+                    "games": len(pair.games),
+                    "deals_together": n,
+                    "drops_together": x,
+                    "rate_together": round(rate, 3),
+                    "usual_rate": round(usual, 3),
+                    "deals_apart": rest_n,
+                    "population_rate": round(population, 3),
+                    "p_value": p,
+                },
+                pair.games[:GAMES_LISTED],
+                flagged,
+                _strength(p),
+            )
+            if best is None or (f.flagged, f.score) > (best.flagged, best.score):
+                best = f
+        assert best is not None
+        out.append(best)
+    return out
+
+
+def feeding(s: Digests, t: Thresholds) -> list[Finding]:
+    """A player whose discards one partner takes from the open pile far more often than that
+    partner takes anyone else's discards (or than the population does)."""
+    population = _typical(dict(s.takes), 10)
+    out = []
+    for key, pair in s.pairs.items():
+        a, b = key.split("|")
+        best: Finding | None = None
+        for giver, taker, k, n in (
+            (a, b, pair.feeds[0], pair.feeds[1]),
+            (b, a, pair.feeds[2], pair.feeds[3]),
+        ):
+            if n == 0:
+                continue
+            rest_k, rest_n = s.takes[taker][0] - k, s.takes[taker][1] - n
+            usual = shrunk(rest_k, rest_n, population, t.prior_weight)
+            p = binom_sf(k, n, usual)
+            rate = k / n
+            flagged = (
+                len(pair.games) >= t.min_games
+                and n >= t.feed_min_chances
+                and rate >= usual + t.feed_min_excess
+                and p <= t.alpha
+            )
+            f = Finding(
+                FEEDING,
+                (giver, taker),
+                {
+                    "games": len(pair.games),
+                    "chances": n,
+                    "taken": k,
+                    "rate": round(rate, 3),
+                    "taker_usual_rate": round(usual, 3),
+                    "population_rate": round(population, 3),
+                    "p_value": p,
+                },
+                pair.games[:GAMES_LISTED],
+                flagged,
+                _strength(p),
+            )
+            if best is None or (f.flagged, f.score) > (best.flagged, best.score):
+                best = f
+        if best is not None:
+            out.append(best)
+    return out
+
+
+def _normal_sf(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def win_rate(s: Digests, t: Thresholds) -> list[Finding]:
+    """A player who wins far more games than their seats give (1 in n at an n-player table)."""
+    out = []
+    for player, games in s.games.items():
+        won = s.won[player]
+        mean, var = s.expected[player]
+        z = (won - mean) / math.sqrt(var) if var > 0 else 0.0
+        p = _normal_sf(z)
+        ratio = won / mean if mean else 0.0
+        flagged = len(games) >= t.win_min_games and ratio >= t.win_min_ratio and p <= t.alpha
+        out.append(
+            Finding(
+                WIN_RATE,
+                (player,),
+                {
+                    "games": len(games),
+                    "won": round(won, 2),
+                    "expected": round(mean, 2),
+                    "ratio": round(ratio, 2),
+                    "z": round(z, 2),
+                    "p_value": p,
+                },
+                games[-GAMES_LISTED:],
+                flagged,
+                _strength(p),
+            )
+        )
+    return out
+
+
+SIGNALS = {CHIP_DUMPING: chip_dumping, SOFT_PLAY: soft_play, FEEDING: feeding, WIN_RATE: win_rate}
+
+
+def run_all(
+    games: Sequence[tuple[Any, dict[str, Any]]], t: Thresholds | None = None
+) -> dict[str, list[Finding]]:
+    """Every game signal over ``games`` (ref, digest)."""
+    t = t or Thresholds()
+    sums = Digests(games)
+    return {name: fn(sums, t) for name, fn in SIGNALS.items()}

@@ -1,0 +1,52 @@
+"""Each signal's rule in words, with the thresholds in force (the signal pages state them)."""
+
+from __future__ import annotations
+
+from integrity.detect import Thresholds
+
+
+def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[str, tuple[str, str]]:
+    """``{signal: (title, rule)}``, read from the thresholds the scan uses."""
+    return {
+        "shared": (
+            "Shared address or device",
+            f"Pairs of accounts that signed up or logged in from the same device (the site's own cookie): "
+            f"they are linked at once and kept apart at tables, and flagged for review. Pairs that share "
+            f"an address are flagged only when they also played at least {t.min_games} games together: one "
+            f"address alone is weak evidence (a mobile network puts thousands of people behind one). "
+            f"Sign-in events are kept {retention_days} days.",
+        ),
+        "chip_dumping": (
+            "Chip dumping (who loses chips to whom)",
+            f"For each pair that played together in the last {window_days} days: the chips that moved "
+            f"between them (each loser's loss in a game shared among its winners by what they won) and how "
+            f"often each finished ahead of the other. Flagged when they played at least {t.dump_min_games} "
+            f"paid games together, at least {t.dump_min_fees:g} entry fees moved one way, and the loser "
+            f"finished behind the gainer so often that players of their strength (their results against "
+            f"everyone else, apart from each other) would do it with odds of at most {t.dump_alpha:g}. "
+            f"A flagged pair is also linked, so it cannot meet again until staff clear it.",
+        ),
+        "soft_play": (
+            "Soft play (drops against a partner)",
+            f"For each pair: how often each dropped in the deals they were both dealt in, against that "
+            f"player's drop rate in their other deals (pulled toward the population's rate when they have "
+            f"few). Flagged when they played at least {t.min_games} games and {t.soft_min_deals} deals "
+            f"together, the rate together is at least {t.soft_min_excess:.0%} higher, and the odds of "
+            f"that many drops at the usual rate are at most {t.alpha:g}.",
+        ),
+        "feeding": (
+            "Feeding (the partner takes the very card discarded)",
+            f"For each pair: how often a player took from the open pile the very card the other had just "
+            f"discarded, against how often that player takes anyone else's discard (pulled toward the "
+            f"population's rate). Flagged when they played at least {t.min_games} games together with at "
+            f"least {t.feed_min_chances} chances, the rate is at least {t.feed_min_excess:.0%} higher, and "
+            f"the odds are at most {t.alpha:g}.",
+        ),
+        "win_rate": (
+            "Unusually high win rates",
+            f"For each player: games won (a split among k counts 1/k each) against what their seats give "
+            f"(1 in n at an n-player table). Flagged after at least {t.win_min_games} games when they won "
+            f"at least {t.win_min_ratio:g} times that and the odds are at most {t.alpha:g}. Skill wins "
+            f"too: review the games before anything else.",
+        ),
+    }

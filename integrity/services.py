@@ -1,0 +1,345 @@
+"""The integrity use cases: the scan that computes the signals, and recording a review's decision.
+
+``scan`` runs from Celery beat (``integrity.tasks.scan``, every ``INTEGRITY_SCAN_MINUTES``) and
+from ``manage.py integrity_scan``; never on a page load. It digests each game finished since the
+last run once (``integrity.digest``), runs the signals over the window's digests
+(``integrity.detect``) and the sign-in events, replaces the signal pages' rows, raises flags in
+the review queue and links the pairs chip dumping finds. The staff side (``staff.integrity``)
+records decisions through ``decide`` inside its own audited transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from itertools import combinations
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from integrity import detect, links
+from integrity.digest import digest
+from integrity.models import (
+    AccountLink,
+    Flag,
+    GameDigest,
+    PlayerWarning,
+    ScanRun,
+    SignalRow,
+    SignInEvent,
+)
+from tables.models import GameEvent, PoolGame, Seat
+
+logger = logging.getLogger(__name__)
+
+#: How many rows each signal page keeps beyond the flagged ones (the strongest first).
+ROWS_KEPT = 500
+#: Address and device rows: at most this many accounts of one address are paired (carrier NAT).
+SHARED_MAX_ACCOUNTS = 30
+
+
+def thresholds() -> detect.Thresholds:
+    return detect.Thresholds(**getattr(settings, "INTEGRITY_THRESHOLDS", {}))
+
+
+def window_days() -> int:
+    return int(getattr(settings, "INTEGRITY_WINDOW_DAYS", 90))
+
+
+def retention_days() -> int:
+    return int(getattr(settings, "INTEGRITY_RETENTION_DAYS", 180))
+
+
+# ---------------------------------------------------------------------------
+# digests
+# ---------------------------------------------------------------------------
+def digest_game(game: PoolGame) -> dict[str, Any] | None:
+    """The digest of one finished game, from its event log, seats and final state."""
+    seats = {
+        s.engine_seat: (s.user_id, s.is_bot)
+        for s in Seat.objects.filter(game=game, engine_seat__isnull=False).only(
+            "engine_seat", "user_id", "is_bot"
+        )
+    }
+    state_players = (game.state or {}).get("players") or []
+    n = max(len(state_players), max(seats, default=-1) + 1)
+    players: list[str | None] = []
+    fees: list[int] = []
+    for i in range(n):
+        user_id, is_bot = seats.get(i, (None, True))
+        players.append(None if is_bot or user_id is None else str(user_id))
+        fees.append(int(state_players[i].get("fees_paid", 0)) if i < len(state_players) else 0)
+    events = (
+        {"type": t, **(data or {})}
+        for t, data in GameEvent.objects.filter(game=game)
+        .order_by("seq")
+        .values_list("type", "data")
+        .iterator()
+    )
+    return digest(events, players, fees, game.table.settings.entry_fee)
+
+
+def digest_new_games(*, batch: int = 500) -> int:
+    """Digest every finished or cancelled game that has none yet; returns how many."""
+    done = 0
+    while True:
+        games = list(
+            PoolGame.objects.filter(status__in=[PoolGame.Status.FINISHED, PoolGame.Status.CANCELLED])
+            .exclude(pk__in=GameDigest.objects.values("game_id"))
+            .select_related("table__settings")
+            .order_by("pk")[:batch]
+        )
+        if not games:
+            return done
+        rows = []
+        for game in games:
+            data = digest_game(game) if game.status == PoolGame.Status.FINISHED else None
+            rows.append(GameDigest(game=game, finished_at=game.finished_at or timezone.now(), data=data))
+        GameDigest.objects.bulk_create(rows, ignore_conflicts=True)
+        done += len(rows)
+
+
+# ---------------------------------------------------------------------------
+# shared addresses and devices
+# ---------------------------------------------------------------------------
+def shared_rows(played: dict[tuple[int, int], list[int]], now: datetime) -> list[dict[str, Any]]:
+    """Pairs of accounts that signed in from one device (a link), or from one address and
+    played together (a weak sign alone: many people share a mobile network's address)."""
+    since = now - timedelta(days=retention_days())
+    events = SignInEvent.objects.filter(at__gte=since).values_list("user_id", "kind", "address", "device")
+    devices: dict[str, set[int]] = defaultdict(set)
+    addresses: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for user_id, kind, address, device in events.iterator():
+        if device:
+            devices[device].add(user_id)
+        if address:
+            addresses[user_id][address].add(kind)
+    rows: dict[tuple[int, int], dict[str, Any]] = {}
+    for users in devices.values():
+        if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
+            for a, b in combinations(sorted(users), 2):
+                row = rows.setdefault(
+                    (a, b), {"devices": 0, "addresses": [], "games": played.get((a, b), [])}
+                )
+                row["devices"] += 1
+    for (a, b), games in played.items():
+        common = set(addresses.get(a, {})) & set(addresses.get(b, {}))
+        if common:
+            row = rows.setdefault((a, b), {"devices": 0, "addresses": [], "games": games})
+            row["addresses"] = sorted(common)[:5]
+    out = []
+    t = thresholds()
+    for (a, b), row in rows.items():
+        games = row["games"]
+        by_device = row["devices"] > 0
+        flagged = by_device or (bool(row["addresses"]) and len(games) >= t.min_games)
+        out.append(
+            {
+                "users": (a, b),
+                "figures": {
+                    "shared_devices": row["devices"],
+                    "shared_addresses": row["addresses"],
+                    "games_together": len(games),
+                },
+                "games": games[: detect.GAMES_LISTED],
+                "flagged": flagged,
+                "score": (10.0 if by_device else 0.0) + len(games),
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the scan
+# ---------------------------------------------------------------------------
+def _summary(signal: str, f: dict[str, Any]) -> str:
+    if signal == detect.CHIP_DUMPING:
+        return (
+            f"{f['net_fees']} entry fees moved one way over {f['paid_games']} games; the gainer finished "
+            f"ahead {f['gainer_ahead']} times, the loser {f['loser_ahead']} (expected share {f['expected_share']})"
+        )
+    if signal == detect.SOFT_PLAY:
+        return (
+            f"dropped {f['drops_together']} of {f['deals_together']} deals together "
+            f"({f['rate_together']:.0%}) against {f['usual_rate']:.0%} usually"
+        )
+    if signal == detect.FEEDING:
+        return (
+            f"the partner took {f['taken']} of {f['chances']} discards from the open pile "
+            f"({f['rate']:.0%}) against {f['taker_usual_rate']:.0%} of others' discards"
+        )
+    if signal == detect.WIN_RATE:
+        return f"won {f['won']} of {f['games']} games where the seats give {f['expected']} ({f['ratio']}×)"
+    parts = []
+    if f.get("shared_devices"):
+        parts.append("signed in from the same device")
+    if f.get("shared_addresses"):
+        parts.append(f"share {len(f['shared_addresses'])} address(es)")
+    return " and ".join(parts) + f"; {f.get('games_together', 0)} games together"
+
+
+def _raise_flag(
+    signal: str,
+    users: tuple[int, ...],
+    figures: dict[str, Any],
+    games: list[int],
+    score: float,
+    now: datetime,
+) -> bool:
+    """Open or refresh the flag of this finding; returns whether a new flag was raised."""
+    a, b = users[0], users[1] if len(users) > 1 else None
+    same = Q(signal=signal, user_a_id=a, user_b_id=b)
+    if b is not None:
+        same |= Q(signal=signal, user_a_id=b, user_b_id=a)
+    existing = Flag.objects.filter(same).order_by("-raised_at").first()
+    summary = _summary(signal, figures)[:300]
+    clean = dict(figures)
+    if "p_value" in clean:
+        clean["p_value"] = float(f"{clean['p_value']:.3g}")
+    if existing is not None and existing.open:
+        existing.figures, existing.games, existing.score, existing.summary = clean, games, score, summary
+        existing.updated_at = now
+        existing.save(update_fields=["figures", "games", "score", "summary", "updated_at"])
+        return False
+    if existing is not None and len(games) < 2 * max(existing.games_at_decision, 1):
+        return False
+    Flag.objects.create(
+        signal=signal,
+        user_a_id=a,
+        user_b_id=b,
+        summary=summary,
+        figures=clean,
+        games=games,
+        score=score,
+        raised_at=now,
+        updated_at=now,
+    )
+    return True
+
+
+def _rows(
+    signal: str,
+    findings: Iterable[tuple[tuple[int, ...], dict[str, Any], list[int], float, bool]],
+    now: datetime,
+) -> list[SignalRow]:
+    ordered = sorted(findings, key=lambda f: (not f[4], -f[3]))
+    kept = [f for f in ordered if f[4]] + [f for f in ordered if not f[4]][:ROWS_KEPT]
+    out = []
+    for users, figures, games, score, flagged in kept:
+        figures = dict(figures)
+        if "p_value" in figures:
+            figures["p_value"] = float(f"{figures['p_value']:.3g}")
+        out.append(
+            SignalRow(
+                signal=signal,
+                user_a_id=users[0],
+                user_b_id=users[1] if len(users) > 1 else None,
+                figures=figures,
+                games=games,
+                score=score,
+                flagged=flagged,
+                computed_at=now,
+            )
+        )
+    return out
+
+
+def scan(*, now: datetime | None = None) -> ScanRun:
+    """Digest new games, run every signal, refresh the signal pages, raise flags, link dumpers."""
+    now = now or timezone.now()
+    run = ScanRun.objects.create(started_at=now)
+    run.games_digested = digest_new_games()
+    window = GameDigest.objects.filter(
+        finished_at__gte=now - timedelta(days=window_days()), data__isnull=False
+    )
+    games = [(gid, data) for gid, data in window.values_list("game_id", "data").iterator()]
+    run.games_in_window = len(games)
+    t = thresholds()
+    sums = detect.Digests(games)
+    found = {name: fn(sums, t) for name, fn in detect.SIGNALS.items()}
+    played = {
+        tuple(sorted((int(a), int(b)))): pair.games
+        for key, pair in sums.pairs.items()
+        for a, b in [key.split("|")]
+    }
+    shared = shared_rows(played, now)  # type: ignore[arg-type]
+    rows: list[SignalRow] = []
+    flags = 0
+    made_links = 0
+    with transaction.atomic():
+        for signal, findings in found.items():
+            items = [
+                (tuple(int(u) for u in f.users), f.figures, [int(g) for g in f.games], f.score, f.flagged)
+                for f in findings
+                if f.flagged or len(f.games) >= 2
+            ]
+            rows += _rows(signal, items, now)
+            for users, figures, gids, score, flagged in items:
+                if not flagged:
+                    continue
+                flags += _raise_flag(signal, users, figures, gids, score, now)
+                if signal == detect.CHIP_DUMPING:
+                    _, changed = links.link(
+                        users[0],
+                        users[1],
+                        source=AccountLink.Source.CHIPS,
+                        evidence=_summary(signal, figures)[:300],
+                    )
+                    made_links += changed
+        items = [(r["users"], r["figures"], r["games"], r["score"], r["flagged"]) for r in shared]
+        rows += _rows(SignalRow.Signal.SHARED, items, now)
+        for users, figures, gids, score, flagged in items:
+            if flagged:
+                flags += _raise_flag(SignalRow.Signal.SHARED, users, figures, gids, score, now)
+        SignalRow.objects.all().delete()
+        SignalRow.objects.bulk_create(rows, batch_size=1000)
+        SignInEvent.objects.filter(at__lt=now - timedelta(days=retention_days())).delete()
+        run.flags_raised, run.links_made = flags, made_links
+        run.finished_at = timezone.now()
+        run.save()
+    logger.info(
+        "integrity scan: %d games digested, %d in the window, %d flags raised, %d links made",
+        run.games_digested,
+        run.games_in_window,
+        flags,
+        made_links,
+    )
+    return run
+
+
+# ---------------------------------------------------------------------------
+# a review's decision (the staff side wraps it: authority, audit, suspension, chips)
+# ---------------------------------------------------------------------------
+class DecisionError(Exception):
+    """A decision that cannot be recorded, in words for the form."""
+
+
+def decide(*, flag: Flag, staff: Any, decision: str, reason: str, warning: str = "") -> Flag:
+    """Record a review's decision on an open flag (in the caller's transaction); a warning's
+    message is shown to the warned player(s) once, at their next log-in."""
+    reason = (reason or "").strip()
+    if decision not in Flag.Decision.values:
+        raise DecisionError(f"unknown decision {decision!r}")
+    if not reason:
+        raise DecisionError("a decision needs a reason")
+    row = Flag.objects.select_for_update().get(pk=flag.pk)
+    if not row.open:
+        raise DecisionError("this flag was already decided")
+    now = timezone.now()
+    row.decision, row.decided_at, row.decided_by = decision, now, staff
+    row.decision_reason = reason[:300]
+    row.games_at_decision = len(row.games)
+    row.save(update_fields=["decision", "decided_at", "decided_by", "decision_reason", "games_at_decision"])
+    if decision == Flag.Decision.WARNED:
+        message = (warning or "").strip()
+        if not message:
+            raise DecisionError("a warning needs the message the player is shown")
+        for user_id in filter(None, (row.user_a_id, row.user_b_id)):
+            PlayerWarning.objects.create(user_id=user_id, flag=row, message=message[:300], created_at=now)
+    flag.refresh_from_db()
+    return row

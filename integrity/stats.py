@@ -1,0 +1,43 @@
+"""The two small pieces of statistics the integrity signals use (no SciPy for two formulas).
+
+``binom_sf``: how likely at least ``k`` successes in ``n`` tries are if each succeeds with
+probability ``p`` (the one-sided binomial test's p-value); ``log5``: the chance that a player
+whose rate of finishing ahead of an opponent is ``a`` finishes ahead of one whose rate is ``b``
+(Bill James' log5, the Bradley-Terry model from two rates against the field).
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def binom_sf(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), summed in log space (exact for any n the signals see)."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    if p <= 0.0:
+        return 0.0
+    if p >= 1.0:
+        return 1.0
+    lp, lq = math.log(p), math.log1p(-p)
+    lgn = math.lgamma(n + 1)
+    terms = [
+        lgn - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq for i in range(k, n + 1)
+    ]
+    top = max(terms)
+    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+
+
+def log5(a: float, b: float) -> float:
+    """The chance that a player with rate ``a`` against the field beats one with rate ``b``."""
+    a = min(max(a, 1e-6), 1 - 1e-6)
+    b = min(max(b, 1e-6), 1 - 1e-6)
+    return a * (1 - b) / (a * (1 - b) + b * (1 - a))
+
+
+def shrunk(successes: float, tries: float, prior: float, weight: float) -> float:
+    """A rate pulled toward ``prior`` as if ``weight`` more tries had gone at that rate: a player
+    with little history is judged by the population until their own record speaks."""
+    return (successes + prior * weight) / (tries + weight)
