@@ -222,7 +222,9 @@ def _blocked(suspensions: list[Suspension], exclusions: list[SelfExclusion], now
     return None
 
 
-def player_page(*, user: User, viewer: Any = None, statement_page: Any = 1, games_page: Any = 1) -> dict[str, Any]:
+def player_page(
+    *, user: User, viewer: Any = None, statement_page: Any = 1, games_page: Any = 1
+) -> dict[str, Any]:
     """Everything the staff player page shows (``admin/staff/player.html``)."""
     now = timezone.now()
     accounts = {a.kind: a for a in Account.objects.filter(kind__in=PLAYER_KINDS, ref=f"user:{user.pk}")}

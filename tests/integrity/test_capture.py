@@ -88,7 +88,9 @@ def test_the_same_email_written_differently_links_the_accounts():
 
 
 def test_a_bot_leaves_no_trace():
-    bot = User.objects.create_user("bot-x", is_bot=True, email="asha+bot@example.com")  # the same address once normalised
+    bot = User.objects.create_user(
+        "bot-x", is_bot=True, email="asha+bot@example.com"
+    )  # the same address once normalised
     player("asha")
     assert (
         not AccountLink.objects.filter(user_a=bot).exists()
