@@ -14,8 +14,6 @@ from accounts.models import EMAIL_TAKEN, PlayLimit
 from accounts.services import user_signed_up
 from accounts.signals import signed_up
 from accounts.throttle import release_signup, reserve_signup
-from tables.stats import player_stats
-from wallet.money import format_money
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -49,17 +47,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     return redirect("lobby")
 
 
-def _limit_words(status: play.LimitStatus, unit: str) -> dict[str, str]:
-    def show(value: int | None) -> str:
-        if value is None:
-            return "no limit"
-        return format_money(value) if unit == "money" else f"{value} minutes"
-
+def _limit_words(status: play.LimitStatus) -> dict[str, int | str | None]:
+    """A limit as the profile shows it: the ``current`` value and a ``pending`` one ``from`` when
+    (None: no limit). The page writes amounts of money itself (``{% load money %}``)."""
+    pending = status.has_pending and status.pending_at is not None
     return {
-        "current": show(status.current),
-        "pending": f"{show(status.pending)} from {play.when(status.pending_at)}"
-        if status.has_pending and status.pending_at
-        else "",
+        "current": status.current,
+        "pending": status.pending if pending else None,
+        "from": play.when(status.pending_at) if pending and status.pending_at else "",
     }
 
 
@@ -75,10 +70,9 @@ def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]
         "form": forms.get("form") or ProfileForm(instance=user),
         "limits_form": forms.get("limits_form") or LimitsForm(initial=initial),
         "exclusion_form": forms.get("exclusion_form") or SelfExclusionForm(),
-        "spend": _limit_words(spend, "money"),
-        "time": _limit_words(time, "minutes"),
+        "spend": _limit_words(spend),
+        "time": _limit_words(time),
         "play_block": play.block_reason(user),
-        "stats": player_stats(user),
     }
 
 

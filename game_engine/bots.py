@@ -1,7 +1,8 @@
 """Bots that play only from ``view_for(state, seat)``: a sensible one and a random-legal one.
 
-``choose_action(view, rules, rng=None, strategy="smart") -> action dict | None``
-(None: nothing to do; the table's timer will move on). ``play_game`` runs a whole
+``choose_action(view, rules, rng=None, strategy="smart") -> Action | None``
+(None: nothing to do; the table's timer will move on). The action is ``UNSTAMPED``: whoever
+sends it stamps its time (``Action.stamp``), as the server stamps a person's. ``play_game`` runs a whole
 game between bots through ``apply`` (tests and the bench).
 """
 
@@ -9,8 +10,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
+from game_engine.actions import (
+    UNSTAMPED,
+    Action,
+    Arrange,
+    AutoDrop,
+    Discard,
+    Draw,
+    Drop,
+    Finish,
+    Groups,
+    ImBack,
+    Leave,
+    Rejoin,
+    Show,
+    SplitAccept,
+    SplitDecline,
+    Timeout,
+)
 from game_engine.arrange import Arrangement, best_arrangement
 from game_engine.cards import Card, is_joker, parse_card, parse_cards
 from game_engine.events import Event
@@ -19,13 +38,12 @@ from game_engine.game import FINISHED, GameState, apply, new_game
 from game_engine.melds import GroupKind, classify_group
 from game_engine.views import legal_actions, view_for
 
-ActionDict = dict[str, Any]
 SMART = "smart"
 RANDOM = "random"
 
 
-def _groups_codes(groups: Sequence[Sequence[Card]]) -> list[list[str]]:
-    return [[c.code for c in g] for g in groups]
+def _groups(groups: Sequence[Sequence[Card]]) -> Groups:
+    return tuple(tuple(g) for g in groups)
 
 
 def _without(cards: Sequence[Card], card: Card) -> list[Card]:
@@ -69,8 +87,8 @@ def choose_action(
     rng: random.Random | None = None,
     strategy: str = SMART,
     rejoin_probability: float = 0.5,
-) -> ActionDict | None:
-    """Pick an action for ``view["seat"]`` from its view alone (no "at": the caller adds it)."""
+) -> Action | None:
+    """Pick an action for ``view["seat"]`` from its view alone (unstamped: the caller stamps its time)."""
     rng = rng or random.Random()
     seat = view["seat"]
     legal = view["legal"]
@@ -79,79 +97,79 @@ def choose_action(
     if strategy == RANDOM:
         return _random_action(view, rng)
     if "split_accept" in legal:
-        return {"type": "split_accept", "seat": seat}
+        return SplitAccept(at=UNSTAMPED, seat=seat)
     if "rejoin" in legal:
         if rng.random() < rejoin_probability:
-            return {"type": "rejoin", "seat": seat}
-        return {"type": "leave", "seat": seat}
+            return Rejoin(at=UNSTAMPED, seat=seat)
+        return Leave(at=UNSTAMPED, seat=seat)
     wild = view["wild_rank"]
     if "show" in legal:
         arr = best_arrangement(parse_cards(view["hand"]), wild)
-        return {"type": "show", "seat": seat, "groups": _groups_codes(arr.groups)}
+        return Show(at=UNSTAMPED, seat=seat, groups=_groups(arr.groups))
     if "draw" in legal:
         hand = parse_cards(view["hand"])
         me = view["players"][seat]
         if me["turns_taken"] == 0 and me["drops_remaining"] > 0 and _hopeless(hand, wild):
-            return {"type": "drop", "seat": seat}
+            return Drop(at=UNSTAMPED, seat=seat)
         if view["can_pick_open"] and view["open_top"]:
             top = parse_card(view["open_top"])
             now = best_arrangement(hand, wild).points
             _, after = _best_discard([*hand, top], wild)
             if after.valid or after.points < now or is_joker(top, wild):
-                return {"type": "draw", "seat": seat, "source": "open"}
+                return Draw(at=UNSTAMPED, seat=seat, source="open")
         if view["closed_count"] == 0:
-            return {"type": "draw", "seat": seat, "source": "open"}
-        return {"type": "draw", "seat": seat, "source": "closed"}
+            return Draw(at=UNSTAMPED, seat=seat, source="open")
+        return Draw(at=UNSTAMPED, seat=seat, source="closed")
     if "discard" in legal:
         hand = parse_cards(view["hand"])
         card, arr = _best_discard(hand, wild)
         if arr.valid:
-            return {"type": "finish", "seat": seat, "card": card.code, "groups": _groups_codes(arr.groups)}
-        return {"type": "discard", "seat": seat, "card": card.code}
+            return Finish(at=UNSTAMPED, seat=seat, card=card, groups=_groups(arr.groups))
+        return Discard(at=UNSTAMPED, seat=seat, card=card)
     return None
 
 
-def _random_action(view: dict[str, Any], rng: random.Random) -> ActionDict | None:
+def _random_action(view: dict[str, Any], rng: random.Random) -> Action | None:
     seat = view["seat"]
     legal = list(view["legal"])
     # Mostly play the game; sometimes do odd but legal things.
     if "split_accept" in legal:
-        return {"type": rng.choice(["split_accept", "split_decline"]), "seat": seat}
+        return rng.choice([SplitAccept, SplitDecline])(at=UNSTAMPED, seat=seat)
     if "rejoin" in legal:
-        return {"type": rng.choice(["rejoin", "leave"]), "seat": seat}
+        return rng.choice([Rejoin, Leave])(at=UNSTAMPED, seat=seat)
     hand = parse_cards(view["hand"]) if view["hand"] else []
     if hand and "arrange" in legal and rng.random() < 0.03:
         cards = list(hand)
         rng.shuffle(cards)
         cut = rng.randrange(1, len(cards) + 1)
-        return {"type": "arrange", "seat": seat, "groups": _groups_codes([cards[:cut], cards[cut:]])}
+        return Arrange(at=UNSTAMPED, seat=seat, groups=_groups([cards[:cut], cards[cut:]]))
     if "auto_drop" in legal and rng.random() < 0.005:
-        return {"type": "auto_drop", "seat": seat, "on": True}
+        return AutoDrop(at=UNSTAMPED, seat=seat, on=True)
     if "im_back" in legal and rng.random() < 0.3:
-        return {"type": "im_back", "seat": seat}
+        return ImBack(at=UNSTAMPED, seat=seat)
     r = rng.random()
     if "show" in legal:
         groups = [hand] if r < 0.5 else [list(g) for g in best_arrangement(hand, view["wild_rank"]).groups]
-        return {"type": "show", "seat": seat, "groups": _groups_codes(groups)}
+        return Show(at=UNSTAMPED, seat=seat, groups=_groups(groups))
     if "draw" in legal:
         if r < 0.04:
-            return {"type": "drop", "seat": seat}
+            return Drop(at=UNSTAMPED, seat=seat)
         if r < 0.08:
             return None  # let the timer run
-        src = "open" if view["can_pick_open"] and rng.random() < 0.4 else "closed"
+        src: Literal["closed", "open"] = "open" if view["can_pick_open"] and rng.random() < 0.4 else "closed"
         if view["closed_count"] == 0:
             src = "open"
-        return {"type": "draw", "seat": seat, "source": src}
+        return Draw(at=UNSTAMPED, seat=seat, source=src)
     if "discard" in legal:
         card = rng.choice(hand)
         if r < 0.02:
             rest = _without(hand, card)
-            return {"type": "finish", "seat": seat, "card": card.code, "groups": _groups_codes([rest])}
+            return Finish(at=UNSTAMPED, seat=seat, card=card, groups=_groups([rest]))
         if r < 0.03:
-            return {"type": "finish", "seat": seat, "card": card.code}
+            return Finish(at=UNSTAMPED, seat=seat, card=card)
         if r < 0.06:
             return None
-        return {"type": "discard", "seat": seat, "card": card.code}
+        return Discard(at=UNSTAMPED, seat=seat, card=card)
     return None
 
 
@@ -194,8 +212,7 @@ def play_game(
             at = now + step_ms
             if dl is not None and at >= dl.at_ms:
                 at = max(now, dl.at_ms - 1)
-            act["at"] = at
-            state, evs = apply(state, act)
+            state, evs = apply(state, act.stamp(at=at))
             now = max(now, at)
             events.extend(evs)
             if on_step:
@@ -206,7 +223,7 @@ def play_game(
             dl = state.deadline
             assert dl is not None, f"stuck in phase {state.phase}"
             now = max(now, dl.at_ms)
-            state, evs = apply(state, {"type": "timeout", "at": now})
+            state, evs = apply(state, Timeout(at=now))
             events.extend(evs)
             if on_step:
                 on_step(state, evs)

@@ -7,8 +7,6 @@ pack identity: a hand is a multiset of cards.
 
 from __future__ import annotations
 
-import random
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -169,10 +167,3 @@ def toss_key(card: Card) -> tuple[int, int]:
     """Higher is better in the toss (docs/rules.md §6): A high, then K..2; S > H > D > C."""
     rank = 14 if card.rank == ACE else card.rank
     return (rank, len(SUITS) - SUITS.index(card.suit) if card.suit else 0)
-
-
-def new_rng(seed: int | None = None) -> random.Random:
-    """A shuffler: seeded and repeatable in tests and replays, system entropy in play."""
-    if seed is None:
-        return secrets.SystemRandom()
-    return random.Random(seed)

@@ -26,6 +26,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from game_engine import deal as dl
+from game_engine.actions import (
+    UNSTAMPED,
+    Action,
+    Discard,
+    Draw,
+    Drop,
+    Leave,
+    Rejoin,
+    SplitDecline,
+    Timeout,
+)
 from game_engine.arrange import best_arrangement
 from game_engine.bots import SMART, choose_action
 from game_engine.cards import Card, is_joker, parse_card, parse_cards
@@ -97,7 +108,7 @@ def _near(card: Card, hand: Sequence[Card]) -> bool:
     )
 
 
-def _feed(state: GameState, seat: int, partner: int, view: dict[str, Any]) -> dict[str, Any] | None:
+def _feed(state: GameState, seat: int, partner: int, view: dict[str, Any]) -> Action | None:
     """A discard the partner (next to play) will take, if one costs the feeder at most 10 points."""
     d = state.deal
     assert d is not None
@@ -105,18 +116,18 @@ def _feed(state: GameState, seat: int, partner: int, view: dict[str, Any]) -> di
     hand = list(d.hands[seat])
     theirs = list(d.hands[partner])
     base = choose_action(view)
-    if base is None or base["type"] != "discard":
+    if not isinstance(base, Discard):
         return base
-    own_best = _points(_without(hand, base["card"]), wild)
+    own_best = _points(_without(hand, base.card.code), wild)
     tried = 0
     for card in sorted(set(hand), key=lambda c: -c.points):
-        if card.code == base["card"] or is_joker(card, wild) or not _near(card, theirs):
+        if card.code == base.card.code or is_joker(card, wild) or not _near(card, theirs):
             continue
         if _points(_without(hand, card.code), wild) > own_best + 10:
             continue
         tried += 1
         if _would_take(theirs, card, wild):
-            return {"type": "discard", "seat": seat, "card": card.code}
+            return Discard(at=UNSTAMPED, seat=seat, card=card)
         if tried >= 3:
             break
     return base
@@ -131,7 +142,7 @@ def _without(hand: Sequence[Card], code: str) -> list[Card]:
     return out
 
 
-def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> dict[str, Any] | None:
+def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> Action | None:
     """The action ``seat`` takes now under ``plan`` (None: nothing; the timer moves on)."""
     legal = legal_actions(state, seat)
     if _PASSIVE.issuperset(legal):
@@ -144,12 +155,13 @@ def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> dict[
     )
     if style == "dumper" and partner_in_game:
         if "draw" in legal and _in_deal(state, partner):
-            return {"type": "drop", "seat": seat}
+            return Drop(at=UNSTAMPED, seat=seat)
         if "rejoin" in legal:
-            kind = "rejoin" if state.players[seat].rejoins < DUMPER_REJOINS else "leave"
-            return {"type": kind, "seat": seat}
+            if state.players[seat].rejoins < DUMPER_REJOINS:
+                return Rejoin(at=UNSTAMPED, seat=seat)
+            return Leave(at=UNSTAMPED, seat=seat)
         if "split_accept" in legal:
-            return {"type": "split_decline", "seat": seat}
+            return SplitDecline(at=UNSTAMPED, seat=seat)
     if (
         style == "soft"
         and partner is not None
@@ -161,7 +173,7 @@ def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> dict[
         mine = _points(d.hands[seat], d.wild_rank)
         theirs = _points(d.hands[partner], d.wild_rank)
         if mine >= theirs + 20 and view["players"][seat]["drops_remaining"] > 0:
-            return {"type": "drop", "seat": seat}
+            return Drop(at=UNSTAMPED, seat=seat)
     if (
         style == "feeder"
         and partner is not None
@@ -174,7 +186,7 @@ def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> dict[
         if me["turns_taken"] == 0 and me["drops_remaining"] > 1:
             hand = d.hands[seat]
             if _points(hand, d.wild_rank) >= 55 and not any(is_joker(c, d.wild_rank) for c in hand):
-                return {"type": "drop", "seat": seat}
+                return Drop(at=UNSTAMPED, seat=seat)
     if style == "grabby" and "draw" in legal and view["can_pick_open"] and view["open_top"]:
         top = parse_card(view["open_top"])
         if (
@@ -182,20 +194,20 @@ def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> dict[
             and _near(top, parse_cards(view["hand"]))
             and rng.random() < 0.6
         ):
-            return {"type": "draw", "seat": seat, "source": "open"}
+            return Draw(at=UNSTAMPED, seat=seat, source="open")
     action = choose_action(view, state.rules, rng, SMART)
     if style == "weak" and action is not None:
-        if action["type"] == "discard" and rng.random() < 0.35:
+        if isinstance(action, Discard) and rng.random() < 0.35:
             hand = [c for c in parse_cards(view["hand"]) if not is_joker(c, view["wild_rank"])]
             if hand:
-                return {"type": "discard", "seat": seat, "card": rng.choice(hand).code}
+                return Discard(at=UNSTAMPED, seat=seat, card=rng.choice(hand))
         if (
-            action["type"] == "draw"
-            and action["source"] == "open"
+            isinstance(action, Draw)
+            and action.source == "open"
             and view["closed_count"]
             and rng.random() < 0.5
         ):
-            return {"type": "draw", "seat": seat, "source": "closed"}
+            return Draw(at=UNSTAMPED, seat=seat, source="closed")
     return action
 
 
@@ -225,7 +237,7 @@ def play_table(
             at = now + step_ms
             if dl_ is not None and at >= dl_.at_ms:
                 at = max(now, dl_.at_ms - 1)
-            state, evs = apply(state, {**action, "at": at})
+            state, evs = apply(state, action.stamp(at=at))
             now = max(now, at)
             events.extend(evs)
             acted = True
@@ -234,6 +246,6 @@ def play_table(
             dl_ = state.deadline
             assert dl_ is not None, f"stuck in phase {state.phase}"
             now = max(now, dl_.at_ms)
-            state, evs = apply(state, {"type": "timeout", "at": now})
+            state, evs = apply(state, Timeout(at=now))
             events.extend(evs)
     return state, events

@@ -1,7 +1,8 @@
 """One deal as a state machine (docs/rules.md §4-6).
 
 ``DealState`` is mutable but only ever mutated on a private copy made by
-``game.apply`` (copy-on-write), so callers never see a state change in place.
+``game.apply`` (copy-on-write), so callers never see a state change in place; it is
+copied and saved with the game's state by ``game_engine.codec``.
 
 Deal phases: "turn" (someone is on turn), "finishing" (the declarer has placed a
 card in the finish slot and must show within the declaration time), "showing"
@@ -21,7 +22,7 @@ from typing import Any
 
 from game_engine import events as ev
 from game_engine import fairness
-from game_engine.cards import Card, is_joker, parse_card, sort_key, wild_rank_for_cut
+from game_engine.cards import Card, is_joker, sort_key, wild_rank_for_cut
 from game_engine.errors import IllegalActionError, InvalidArrangementError, NotYourTurnError
 from game_engine.events import Deadline, Event
 from game_engine.formats import TableRules
@@ -91,130 +92,10 @@ class DealState:
     server_seed: str = ""
     client_seeds: list[str] = field(default_factory=list)
 
-    # ------------------------------------------------------------------ copy / serialization
-    def clone(self) -> DealState:
-        return DealState(
-            deal_no=self.deal_no,
-            order=list(self.order),
-            hands={k: list(v) for k, v in self.hands.items()},
-            closed=list(self.closed),
-            open_pile=list(self.open_pile),
-            cut_joker=self.cut_joker,
-            wild_rank=self.wild_rank,
-            extra_ms=dict(self.extra_ms),
-            status=dict(self.status),
-            points=dict(self.points),
-            turns_taken=dict(self.turns_taken),
-            missed=dict(self.missed),
-            turn=self.turn,
-            turn_started_at=self.turn_started_at,
-            arrangements={k: [list(g) for g in v] for k, v in self.arrangements.items()},
-            shown={k: [list(g) for g in v] for k, v in self.shown.items()},
-            deal_show=list(self.deal_show),
-            drop_reason=dict(self.drop_reason),
-            phase=self.phase,
-            drawn=self.drawn,
-            drawn_source=self.drawn_source,
-            charged_until=self.charged_until,
-            in_extra=self.in_extra,
-            finish_slot=self.finish_slot,
-            declarer=self.declarer,
-            declare_deadline=self.declare_deadline,
-            reshuffles=self.reshuffles,
-            winner=self.winner,
-            server_seed=self.server_seed,
-            client_seeds=list(self.client_seeds),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        def cards(cs: Sequence[Card]) -> list[str]:
-            return [c.code for c in cs]
-
-        def seatmap(m: dict[int, Any]) -> dict[str, Any]:
-            return {str(k): v for k, v in m.items()}
-
-        return {
-            "deal_no": self.deal_no,
-            "order": list(self.order),
-            "hands": {str(k): cards(v) for k, v in self.hands.items()},
-            "closed": cards(self.closed),
-            "open_pile": cards(self.open_pile),
-            "cut_joker": self.cut_joker.code,
-            "wild_rank": self.wild_rank,
-            "extra_ms": seatmap(self.extra_ms),
-            "status": seatmap(self.status),
-            "points": seatmap(self.points),
-            "turns_taken": seatmap(self.turns_taken),
-            "missed": seatmap(self.missed),
-            "turn": self.turn,
-            "turn_started_at": self.turn_started_at,
-            "arrangements": {str(k): [cards(g) for g in v] for k, v in self.arrangements.items()},
-            "shown": {str(k): [cards(g) for g in v] for k, v in self.shown.items()},
-            "deal_show": list(self.deal_show),
-            "drop_reason": seatmap(self.drop_reason),
-            "phase": self.phase,
-            "drawn": self.drawn.code if self.drawn else None,
-            "drawn_source": self.drawn_source,
-            "charged_until": self.charged_until,
-            "in_extra": self.in_extra,
-            "finish_slot": self.finish_slot.code if self.finish_slot else None,
-            "declarer": self.declarer,
-            "declare_deadline": self.declare_deadline,
-            "reshuffles": self.reshuffles,
-            "winner": self.winner,
-            "server_seed": self.server_seed,
-            "client_seeds": list(self.client_seeds),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> DealState:
-        def cards(cs: Sequence[str]) -> list[Card]:
-            return [parse_card(c) for c in cs]
-
-        def seatmap(m: dict[str, Any]) -> dict[int, Any]:
-            return {int(k): v for k, v in m.items()}
-
-        return cls(
-            deal_no=d["deal_no"],
-            order=list(d["order"]),
-            hands={int(k): cards(v) for k, v in d["hands"].items()},
-            closed=cards(d["closed"]),
-            open_pile=cards(d["open_pile"]),
-            cut_joker=parse_card(d["cut_joker"]),
-            wild_rank=d["wild_rank"],
-            extra_ms=seatmap(d["extra_ms"]),
-            status=seatmap(d["status"]),
-            points=seatmap(d["points"]),
-            turns_taken=seatmap(d["turns_taken"]),
-            missed=seatmap(d["missed"]),
-            turn=d["turn"],
-            turn_started_at=d["turn_started_at"],
-            arrangements={int(k): [cards(g) for g in v] for k, v in d["arrangements"].items()},
-            shown={int(k): [cards(g) for g in v] for k, v in d["shown"].items()},
-            deal_show=list(d["deal_show"]),
-            drop_reason=seatmap(d["drop_reason"]),
-            phase=d["phase"],
-            drawn=parse_card(d["drawn"]) if d["drawn"] else None,
-            drawn_source=d["drawn_source"],
-            charged_until=d["charged_until"],
-            in_extra=d["in_extra"],
-            finish_slot=parse_card(d["finish_slot"]) if d["finish_slot"] else None,
-            declarer=d["declarer"],
-            declare_deadline=d["declare_deadline"],
-            reshuffles=d["reshuffles"],
-            winner=d["winner"],
-            server_seed=d.get("server_seed", ""),
-            client_seeds=list(d.get("client_seeds", [])),
-        )
-
     # ------------------------------------------------------------------ queries
     def active(self) -> list[int]:
         """Seats still playing this deal, in play order."""
         return [s for s in self.order if self.status[s] == PLAYING]
-
-    @property
-    def dealer(self) -> int:
-        return self.order[-1]
 
     def turn_deadline(self, rules: TableRules) -> int:
         return self.turn_started_at + rules.turn_ms

@@ -13,10 +13,6 @@ class RummyError(ValueError):
         if rule is not None:
             self.rule = rule
 
-    @property
-    def code(self) -> str:
-        return type(self).__name__
-
 
 class InvalidCardError(RummyError):
     rule = "docs/rules.md §1"

@@ -337,6 +337,20 @@ class GameOver(Event):
     scores: dict[str, int]
 
 
+@dataclass(frozen=True, slots=True)
+class GameCancelled(Event):
+    type: ClassVar[str] = "game_cancelled"
+    doc: ClassVar[str] = (
+        "staff cancelled the game (or closed the table of a game still waiting for players): their "
+        "`message` to the players, the `settlement` (`refund`, `split` or `none`), `payouts` by player id "
+        "and `rake`; the server settled exactly these amounts"
+    )
+    message: str
+    settlement: str
+    payouts: dict[str, int]
+    rake: int
+
+
 #: Every event type, by wire name, in the order docs/protocol.md lists them.
 CATALOGUE: dict[str, type[Event]] = {
     cls.type: cls
@@ -367,6 +381,7 @@ CATALOGUE: dict[str, type[Event]] = {
         NextDeal,
         PlayerLeft,
         GameOver,
+        GameCancelled,
     )
 }
 

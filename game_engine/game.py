@@ -8,12 +8,13 @@ the public events, never mutating its input. Every rule lives here or in
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
+from game_engine import codec, fairness
 from game_engine import deal as dl
 from game_engine import events as ev
-from game_engine import fairness
 from game_engine.actions import (
     Action,
     Arrange,
@@ -33,7 +34,7 @@ from game_engine.actions import (
     Timeout,
     action_from_dict,
 )
-from game_engine.cards import Card, parse_card, toss_key
+from game_engine.cards import Card, toss_key
 from game_engine.errors import IllegalActionError, PoolRuleError, RummyError, SplitRuleError
 from game_engine.events import Deadline, Event
 from game_engine.formats import TableRules
@@ -68,43 +69,26 @@ class PlayerState:
     client_seed: str = ""
     client_seed_generated: bool = True
 
-    def clone(self) -> PlayerState:
-        return PlayerState(
-            self.id,
-            self.name,
-            self.score,
-            self.eliminated,
-            self.left,
-            self.rejoins,
-            self.fees_paid,
-            self.auto_drop,
-            self.extra_ms,
-            self.client_seed,
-            self.client_seed_generated,
-        )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "score": self.score,
-            "eliminated": self.eliminated,
-            "left": self.left,
-            "rejoins": self.rejoins,
-            "fees_paid": self.fees_paid,
-            "auto_drop": self.auto_drop,
-            "extra_ms": self.extra_ms,
-            "client_seed": self.client_seed,
-            "client_seed_generated": self.client_seed_generated,
-        }
+class RejoinOfferState(TypedDict):
+    """The rejoin window's offer (docs/rules.md §7.4-7.7): the eligible seats still deciding."""
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> PlayerState:
-        return cls(**d)
+    seats: list[int]
+    score: int
+    fee: int
+
+
+class SplitOfferState(TypedDict):
+    """A manual split on offer (docs/rules.md §8.1): the amounts by seat, who accepted."""
+
+    amounts: dict[int, int]
+    accepted: list[int]
 
 
 @dataclass(slots=True)
 class GameState:
+    """Everything of one game; saved after every move (``to_dict``, by ``game_engine.codec``)."""
+
     rules: TableRules
     seed: int
     players: list[PlayerState]
@@ -118,10 +102,8 @@ class GameState:
     toss: dict[int, Card] = field(default_factory=dict)
     deal: dl.DealState | None = None
     phase_deadline: int | None = None
-    #: {"seats": [eligible seats still deciding], "score": start score} in the rejoin window.
-    rejoin_offer: dict[str, Any] | None = None
-    #: {"amounts": {seat: amount}, "accepted": [seats]} while a manual split is offered.
-    split_offer: dict[str, Any] | None = None
+    rejoin_offer: RejoinOfferState | None = None
+    split_offer: SplitOfferState | None = None
     last_result: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     now: int = 0
@@ -165,97 +147,25 @@ class GameState:
 
     # ------------------------------------------------------------------ copy / serialization
     def clone(self) -> GameState:
-        return GameState(
-            rules=self.rules,
-            seed=self.seed,
-            players=[p.clone() for p in self.players],
-            started=self.started,
-            phase=self.phase,
-            version=self.version,
-            deal_no=self.deal_no,
-            order=list(self.order),
-            need_toss=self.need_toss,
-            toss=dict(self.toss),
-            deal=self.deal.clone() if self.deal is not None else None,
-            phase_deadline=self.phase_deadline,
-            rejoin_offer=_copy_offer(self.rejoin_offer),
-            split_offer=_copy_offer(self.split_offer),
-            last_result=self.last_result,  # never mutated in place
-            result=self.result,  # never mutated in place
-            now=self.now,
-            next_server_seed=self.next_server_seed,
-        )
+        """A deep copy (``apply`` changes its own copy only: copy-on-write)."""
+        return _copy(self)  # type: ignore[no-any-return]
 
     def to_dict(self) -> dict[str, Any]:
-        split = None
-        if self.split_offer is not None:
-            split = {
-                "amounts": {str(k): v for k, v in self.split_offer["amounts"].items()},
-                "accepted": list(self.split_offer["accepted"]),
-            }
-        return {
-            "format": STATE_FORMAT,
-            "rules": self.rules.to_dict(),
-            "seed": self.seed,
-            "players": [p.to_dict() for p in self.players],
-            "started": self.started,
-            "phase": self.phase,
-            "version": self.version,
-            "deal_no": self.deal_no,
-            "order": list(self.order),
-            "need_toss": self.need_toss,
-            "toss": {str(k): c.code for k, c in self.toss.items()},
-            "deal": self.deal.to_dict() if self.deal is not None else None,
-            "phase_deadline": self.phase_deadline,
-            "rejoin_offer": _copy_offer(self.rejoin_offer),
-            "split_offer": split,
-            "last_result": self.last_result,
-            "result": self.result,
-            "now": self.now,
-            "next_server_seed": self.next_server_seed,
-        }
+        """The state as JSON values, as the server stores it (``PoolGame.state``)."""
+        return {"format": STATE_FORMAT, **_encode(self)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
+        """A stored state back (one saved before a field existed gets the field's default)."""
         try:
-            split = d["split_offer"]
-            if split is not None:
-                split = {
-                    "amounts": {int(k): v for k, v in split["amounts"].items()},
-                    "accepted": list(split["accepted"]),
-                }
-            return cls(
-                rules=TableRules.from_dict(d["rules"]),
-                seed=d["seed"],
-                players=[PlayerState.from_dict(p) for p in d["players"]],
-                started=d["started"],
-                phase=d["phase"],
-                version=d["version"],
-                deal_no=d["deal_no"],
-                order=list(d["order"]),
-                need_toss=d["need_toss"],
-                toss={int(k): parse_card(c) for k, c in d["toss"].items()},
-                deal=dl.DealState.from_dict(d["deal"]) if d["deal"] is not None else None,
-                phase_deadline=d["phase_deadline"],
-                rejoin_offer=_copy_offer(d["rejoin_offer"]),
-                split_offer=split,
-                last_result=d["last_result"],
-                result=d["result"],
-                now=d["now"],
-                next_server_seed=d.get("next_server_seed"),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
+            return _decode(d)  # type: ignore[no-any-return]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, RummyError):
                 raise
             raise PoolRuleError(f"corrupt game state: {exc!r}", rule="API") from exc
 
 
-def _copy_offer(o: dict[str, Any] | None) -> dict[str, Any] | None:
-    if o is None:
-        return None
-    return {
-        k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in o.items()
-    }
+_encode, _decode, _copy = codec.encoder(GameState), codec.decoder(GameState), codec.copier(GameState)
 
 
 # ---------------------------------------------------------------------- construction
@@ -310,17 +220,18 @@ def new_game(
 
 
 # ---------------------------------------------------------------------- apply
-def apply(state: GameState, action: Action | dict[str, Any]) -> tuple[GameState, list[Event]]:
+def apply(state: GameState, action: Action | Mapping[str, Any]) -> tuple[GameState, list[Event]]:
     """Apply one action; returns (new state, public events). The input is never mutated.
 
     Raises a ``RummyError`` subclass naming the rule when the action is illegal. A
     private action (``Action.private``: an arrangement) keeps ``version`` and ``now``:
-    the version counts what the other seats can see, and they see nothing of it.
+    the version counts what the other seats can see, and they see nothing of it. The
+    server passes typed actions; an action in the wire format (tests, tools) is read first.
     """
-    if isinstance(action, dict):
-        action = action_from_dict(action)
     if not isinstance(action, Action):
-        raise IllegalActionError("not an action", rule="API")
+        action = action_from_dict(action)
+    if action.at < 0:
+        raise IllegalActionError("an action needs the server's time (Action.stamp)", rule="API")
     if state.phase == FINISHED:
         raise PoolRuleError("the game is over")
     seat = action.actor

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from game_engine.actions import StartDeal
 from game_engine.cards import Card, build_packs, parse_card, parse_cards, wild_rank_for_cut
 from game_engine.errors import InvalidCardError
 from game_engine.formats import TableRules
@@ -44,7 +45,7 @@ def scripted_game(
     state.need_toss = False
     # Start the deal with the order we want (rotate back, since start_deal rotates by one).
     state.order = order_l[-1:] + order_l[:-1]
-    state, _ = apply(state, {"type": "start_deal", "at": at})
+    state, _ = apply(state, StartDeal(at=at))
     d = state.deal
     assert d is not None
     wanted = Counter(parse_cards([c for h in hands for c in h] + [open_card, cut, *closed_top]))

@@ -14,9 +14,9 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from accounts.admin_base import ReadOnlyAdmin
 from integrity import selectors
 from integrity.models import AccountLink, Flag, ScanRun, SignalRow, SignInEvent
-from rummy_site.admin_base import ReadOnlyAdmin
 
 VIEW_SIGNALS = "integrity.view_signals"
 

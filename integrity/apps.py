@@ -7,4 +7,7 @@ class IntegrityConfig(AppConfig):
     verbose_name = "Fair play"
 
     def ready(self) -> None:
-        from integrity import capture  # noqa: F401  (sign-up and log-in capture, e-mail keys)
+        from integrity import (  # noqa: F401
+            capture,  # sign-up and log-in capture, e-mail keys
+            seating,  # linked accounts kept apart at tables.seating.seat_requested
+        )

@@ -1,14 +1,17 @@
-"""Linked accounts never meet at a table (docs/integrity.md): the check the table services make
-when a player takes a seat. It reads only ``integrity.models`` (and the tables' error type), so
-the table services may call it without the rest of this app sitting below them."""
+"""Linked accounts never meet at a table (docs/integrity.md): the check made when a player takes a
+seat, connected to ``tables.seating.seat_requested`` (the tables, below this app, call nothing of
+it by name)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
+from django.dispatch import receiver
+
 from integrity import links
-from tables.errors import TableError
+from tables.errors import SeatRefused
+from tables.seating import seat_requested
 
 #: What the player is told: nothing about which account, or why they are linked.
 REFUSAL = (
@@ -17,10 +20,8 @@ REFUSAL = (
 )
 
 
-class LinkedAccountAtTable(TableError):
+class LinkedAccountAtTable(SeatRefused):
     """A player tried to sit with an account linked to theirs (docs/integrity.md)."""
-
-    code = "linked_account_at_table"
 
 
 def check_may_sit_with(user: Any, others: Iterable[Any]) -> None:
@@ -33,3 +34,8 @@ def check_may_sit_with(user: Any, others: Iterable[Any]) -> None:
     ids = [int(getattr(o, "pk", o)) for o in others]
     if links.active_between(user.pk, ids):
         raise LinkedAccountAtTable(REFUSAL)
+
+
+@receiver(seat_requested)
+def keep_linked_accounts_apart(sender: Any, user: Any, seated: list[int], **kwargs: Any) -> None:
+    check_may_sit_with(user, seated)

@@ -1,20 +1,11 @@
-"""The Celery app: turn timers, missed turns, auto drops and the next deal."""
+"""The site's Celery app: the tables' (``tables.worker``: turn timers, missed turns, auto drops,
+the next deal, the bots), and a health check for operators."""
 
 from __future__ import annotations
 
-import os
+from tables.worker import app
 
-from celery import Celery
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
-
-app = Celery("rummy_site")
-app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
-# each (re)connection of a separate worker to the broker re-arms every game's timer (tables.tasks)
-app.steps["consumer"].add("tables.tasks.RearmTimers")
-# the worker's heartbeat for /healthz, written from the consumer's own timer (rummy_site.health)
-app.steps["consumer"].add("rummy_site.health.Heartbeat")
+__all__ = ["app"]
 
 
 @app.task(name="rummy_site.ping", ignore_result=False)

@@ -3,7 +3,7 @@
 - **database**: ``SELECT 1``.
 - **redis** (only with ``REDIS_URL``): ``PING``.
 - **worker**: a heartbeat the worker writes into Django's cache every ``HEALTH_HEARTBEAT_SECONDS``
-  from its consumer's timer (``Heartbeat``, a consumer step: it beats only while the worker's loop
+  from its consumer's timer (``tables.heartbeat.Heartbeat``, a consumer step: it beats only while the worker's loop
   runs and is connected to the broker); away when older than ``HEALTH_WORKER_STALE_SECONDS``.
 - **beat**: the time beat's deadline sweep last ran (``tables.tasks.sweep_deadlines`` writes it);
   away when older than ``HEALTH_BEAT_STALE_SECONDS``. The sweep runs on the worker, so with the
@@ -20,54 +20,17 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from celery import bootsteps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
+from tables.heartbeat import SWEEP_KEY, WORKER_KEY, sweep_ran, worker_beat
+
+__all__ = ["report", "sweep_ran", "worker_beat"]
+
 logger = logging.getLogger(__name__)
 
-WORKER_KEY = "health:worker:heartbeat"
-SWEEP_KEY = "health:beat:last-sweep"
 OK, AWAY, DOWN, UNUSED = "ok", "away", "down", "not used"
-
-
-def worker_beat(now: float | None = None) -> None:
-    """The worker is alive now (its consumer's timer calls this)."""
-    try:
-        cache.set(WORKER_KEY, now if now is not None else time.time(), timeout=None)
-    except Exception:  # Redis away: /healthz reports Redis, and the next beat tries again
-        logger.warning("could not write the worker heartbeat", exc_info=True)
-
-
-def sweep_ran(now: float | None = None) -> None:
-    """Beat's deadline sweep ran now (the sweep task calls this)."""
-    try:
-        cache.set(SWEEP_KEY, now if now is not None else time.time(), timeout=None)
-    except Exception:
-        logger.warning("could not record the sweep's time", exc_info=True)
-
-
-class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]
-    """A worker consumer step: a heartbeat at once, then every ``HEALTH_HEARTBEAT_SECONDS`` from
-    the consumer's own timer (so a worker whose loop is stuck stops beating)."""
-
-    requires = ("celery.worker.consumer.tasks:Tasks",)
-
-    def __init__(self, parent: Any, **kwargs: Any) -> None:
-        super().__init__(parent, **kwargs)
-        self.tref: Any = None
-
-    def start(self, parent: Any) -> None:
-        worker_beat()
-        self.tref = parent.timer.call_repeatedly(float(settings.HEALTH_HEARTBEAT_SECONDS), worker_beat)
-
-    def stop(self, parent: Any) -> None:
-        if self.tref is not None:
-            self.tref.cancel()
-            self.tref = None
-
-    shutdown = stop
 
 
 def _age(key: str, stale_after: float, now: float) -> dict[str, Any]:

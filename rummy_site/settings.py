@@ -442,6 +442,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 25,
     # `?format=` filters the lobby by game format; it is not a renderer switch here.
     "URL_FORMAT_OVERRIDE": None,
+    # every API error is {code, rule, message}, its code from the one catalogue (docs/protocol.md)
+    "EXCEPTION_HANDLER": "tables.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Pool Rummy API",
@@ -452,6 +454,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # every error answer documented with the one Error shape (tables/contract.py)
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tables.contract.document_api_errors",
+    ],
 }
 
 # ---------------------------------------------------------------------------

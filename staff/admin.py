@@ -25,8 +25,8 @@ from django.utils.html import format_html
 
 from accounts import play
 from accounts.admin import PlayerAdmin
+from accounts.admin_base import BigListMixin, ReadOnlyAdmin
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
-from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin
 from staff import audit, authority, player, roles, selectors, services
 from staff.export import export_csv
 from staff.forms import BulkTablesForm, CancelGameForm, NoteForm, ReasonForm, SuspendForm

@@ -11,9 +11,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
+from accounts.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from accounts.lookup import named
 from game_engine.events import CATALOGUE
-from rummy_site.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.forms import RupeesField
 from wallet.money import format_money

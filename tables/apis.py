@@ -1,4 +1,9 @@
-"""JSON API of the lobby, the tables and hand history (each view calls one selector or service)."""
+"""JSON API of the lobby, the tables and hand history (each view calls one selector or service).
+
+A refusal is raised, not answered here: the API's exception handler (``errors.api_exception_handler``)
+gives every error the one shape ``{code, rule, message}`` and the status of its code; the schema
+documents each error answer with that shape (``contract.document_api_errors``).
+"""
 
 from __future__ import annotations
 
@@ -8,19 +13,17 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from game_engine.errors import RummyError
 from game_engine.melds import verdict
-from tables import selectors, services
-from tables.errors import TableError, TableNotFound, error_payload
+from tables import seating, selectors
+from tables.errors import BadRequest
 from tables.models import Deal, PoolGame, Table
-from wallet.errors import WalletError
 
 
 class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -44,16 +47,16 @@ class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
     turn_seconds = serializers.IntegerField()
 
 
-ErrorSerializer = inline_serializer(
-    name="Error",
-    fields={
-        "code": serializers.CharField(),
-        "rule": serializers.CharField(),
-        "message": serializers.CharField(),
-    },
+def refused(why: str) -> OpenApiResponse:
+    """An error answer of an operation: its body is the one ``Error`` shape (``contract.document_api_errors``)."""
+    return OpenApiResponse(description=why)
+
+
+NOT_FOUND = refused("No such id, or not one you may see (`not_found`, `unknown_table`).")
+REFUSED = refused("Refused by the rules of the tables or the wallet: the code says which (docs/protocol.md).")
+BAD_REQUEST = refused(
+    "A field is missing or of the wrong type (`bad_request`) or not a card (`invalid_card`)."
 )
-#: What Django REST framework answers itself, e.g. a 404 for an unknown or hidden id.
-DetailSerializer = inline_serializer(name="Detail", fields={"detail": serializers.CharField()})
 SeatSerializer = inline_serializer(
     name="SeatTaken",
     fields={
@@ -62,11 +65,6 @@ SeatSerializer = inline_serializer(
         "position": serializers.IntegerField(),
     },
 )
-
-
-def error_response(exc: Exception) -> Response:
-    code = status.HTTP_404_NOT_FOUND if isinstance(exc, TableNotFound) else status.HTTP_409_CONFLICT
-    return Response(error_payload(exc), status=code)
 
 
 #: A fee filter the lobby takes; anything else (words, "--5", "²", 5,000 digits) is ignored, not a 500.
@@ -93,7 +91,7 @@ class LobbyApi(APIView):
                 description=f"only these tables: up to {MAX_LOBBY_IDS} ids, comma-separated (a lobby_update's)",
             ),
         ],
-        responses={200: LobbyTableSerializer(many=True), 400: DetailSerializer},
+        responses={200: LobbyTableSerializer(many=True), 400: BAD_REQUEST},
     )
     def get(self, request: Request) -> Response:
         """Every table in the lobby, filtered by format, entry fee and status (and ids)."""
@@ -102,10 +100,7 @@ class LobbyApi(APIView):
         if "ids" in params:
             words = params["ids"].split(",") if params["ids"] else []
             if len(words) > MAX_LOBBY_IDS or not all(TABLE_ID.fullmatch(w) for w in words):
-                return Response(
-                    {"detail": f"ids must be up to {MAX_LOBBY_IDS} table ids separated by commas"},
-                    status=400,
-                )
+                raise BadRequest(f"ids must be up to {MAX_LOBBY_IDS} table ids separated by commas")
             ids = [int(w) for w in words]
 
         def as_int(name: str) -> int | None:
@@ -127,7 +122,7 @@ class TableDetailApi(APIView):
     @extend_schema(
         operation_id="table_snapshot",
         tags=["tables"],
-        responses={200: OpenApiTypes.OBJECT, 404: DetailSerializer},
+        responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the logged-in player sees it (the same snapshot the WebSocket sends)."""
@@ -140,14 +135,11 @@ class TableJoinApi(APIView):
         operation_id="table_join",
         tags=["tables"],
         request=None,
-        responses={201: SeatSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        responses={201: SeatSerializer, 404: NOT_FOUND, 409: REFUSED},
     )
     def post(self, request: Request, table_id: int) -> Response:
         """Pay the entry fee and take a seat."""
-        try:
-            seat = services.table_join(table_id=table_id, user=request.user)
-        except (TableError, WalletError) as exc:
-            return error_response(exc)
+        seat = seating.table_join(table_id=table_id, user=request.user)
         return Response({"table": table_id, "game": seat.game_id, "position": seat.position}, status=201)
 
 
@@ -156,22 +148,19 @@ class TableLeaveApi(APIView):
         operation_id="table_leave",
         tags=["tables"],
         request=None,
-        responses={204: None, 404: ErrorSerializer, 409: ErrorSerializer},
+        responses={204: None, 404: NOT_FOUND, 409: REFUSED},
     )
     def post(self, request: Request, table_id: int) -> Response:
         """Leave before the game starts; the entry fee is refunded."""
-        try:
-            services.table_leave(table_id=table_id, user=request.user)
-        except (TableError, WalletError) as exc:
-            return error_response(exc)
+        seating.table_leave(table_id=table_id, user=request.user)
         return Response(status=204)
 
 
 class PracticeRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    format = serializers.ChoiceField(choices=list(services.PRACTICE_FORMATS), help_text="The pool.")
+    format = serializers.ChoiceField(choices=list(seating.PRACTICE_FORMATS), help_text="The pool.")
     seats = serializers.IntegerField(
-        min_value=min(services.PRACTICE_SEATS),
-        max_value=max(services.PRACTICE_SEATS),
+        min_value=min(seating.PRACTICE_SEATS),
+        max_value=max(seating.PRACTICE_SEATS),
         help_text="You and bots.",
     )
 
@@ -191,7 +180,7 @@ class PracticeStartApi(APIView):
         operation_id="practice_start",
         tags=["tables"],
         request=PracticeRequestSerializer,
-        responses={201: PracticeTableSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+        responses={201: PracticeTableSerializer, 400: BAD_REQUEST, 409: REFUSED},
     )
     def post(self, request: Request) -> Response:
         """Practice on demand: your own free table, bots in the other seats, the game started at once.
@@ -200,15 +189,10 @@ class PracticeStartApi(APIView):
         is answered again; a practice game of another kind must be finished or left first (409).
         """
         data = PracticeRequestSerializer(data=request.data)
-        if not data.is_valid():
-            message = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in data.errors.items())
-            return Response(error_payload("bad_request", message), status=400)
-        try:
-            table = services.practice_table_start(
-                user=request.user, fmt=data.validated_data["format"], seats=data.validated_data["seats"]
-            )
-        except (TableError, WalletError) as exc:
-            return error_response(exc)
+        data.is_valid(raise_exception=True)
+        table = seating.practice_table_start(
+            user=request.user, fmt=data.validated_data["format"], seats=data.validated_data["seats"]
+        )
         game = selectors.current_game(table)
         return Response(
             {"table": table.pk, "game": game.pk if game else None, "url": reverse("table", args=[table.pk])},
@@ -242,7 +226,7 @@ class DealDetailApi(APIView):
     @extend_schema(
         operation_id="deal_detail",
         tags=["history"],
-        responses={200: OpenApiTypes.OBJECT, 404: DetailSerializer},
+        responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, deal_id: int) -> Response:
         """Every event and every shown hand of one finished deal the player was dealt into."""
@@ -340,7 +324,7 @@ class GameHistoryApi(APIView):
     @extend_schema(
         operation_id="game_detail",
         tags=["history"],
-        responses={200: GameHistorySerializer, 404: DetailSerializer},
+        responses={200: GameHistorySerializer, 404: NOT_FOUND},
     )
     def get(self, request: Request, game_id: int) -> Response:
         """One pool game: each deal's points and running scores, eliminations, rejoins, the split or
@@ -395,7 +379,7 @@ class GroupsEvaluateApi(APIView):
         operation_id="groups_evaluate",
         tags=["tables"],
         request=GroupsEvaluateSerializer,
-        responses={200: GroupsVerdictSerializer, 400: ErrorSerializer},
+        responses={200: GroupsVerdictSerializer, 400: BAD_REQUEST},
     )
     def post(self, request: Request) -> Response:
         """The engine's verdict on an arrangement: each group's kind and points, and the whole show.
@@ -406,11 +390,5 @@ class GroupsEvaluateApi(APIView):
         valid declaration (docs/rules.md §4, 13 cards).
         """
         data = GroupsEvaluateSerializer(data=request.data)
-        if not data.is_valid():
-            message = "; ".join(f"{k}: {v}" for k, v in data.errors.items())
-            return Response(error_payload("bad_request", message), status=400)
-        try:
-            answer = verdict(data.validated_data["groups"], data.validated_data["wild_rank"])
-        except RummyError as exc:
-            return Response(error_payload(exc), status=400)
-        return Response(answer)
+        data.is_valid(raise_exception=True)
+        return Response(verdict(data.validated_data["groups"], data.validated_data["wild_rank"]))

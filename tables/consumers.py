@@ -25,14 +25,14 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from accounts import play
-from game_engine.errors import RummyError
 from game_engine.melds import verdict
-from tables import lobbyfeed, notify, protocol, reminders, resync, selectors, services, sockets
+from tables import lobbyfeed, notify, protocol, reminders, resync, selectors, sockets
+from tables import play as table_play
+from tables.contract import Error, Evaluation, Pong, Result, Update, ViewChanged
 from tables.dbretry import once_more_on_dropped_connection
-from tables.errors import NoGameRunning, TableError, error_payload
+from tables.errors import REFUSALS, BadAction, NoGameRunning, ProtocolError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
-from wallet.errors import WalletError
 
 logger = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
@@ -183,8 +183,8 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         try:
             content = protocol.parse_frame(message.get("text"), message.get("bytes"))
-        except protocol.ProtocolError as exc:
-            await self.send_error(exc.code, str(exc))
+        except ProtocolError as exc:
+            await self.send_json(Error(error=error_payload(exc)).wire())
             return
         await self.receive_message(content)
 
@@ -197,7 +197,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.close(code=sockets.CLOSE_SIGNED_OUT)
 
     async def send_error(self, code: str, message: str) -> None:
-        await self.send_json({"type": "error", "error": error_payload(code, message)})
+        await self.send_json(Error(error=error_payload(code, message)).wire())
 
 
 class LobbyConsumer(_Consumer):
@@ -214,7 +214,7 @@ class LobbyConsumer(_Consumer):
 
     async def receive_message(self, content: dict[str, Any]) -> None:
         if content.get("type") == "ping":
-            await self.send_json({"type": "pong"})
+            await self.send_json(Pong().wire())
         else:
             await self.send_error("bad_message", "the lobby socket takes only ping")
 
@@ -277,7 +277,7 @@ class TableConsumer(_Consumer):
         if kind == "snapshot":
             await self.send_snapshot()
         elif kind == "ping":
-            await self.send_json({"type": "pong", "version": self.version})
+            await self.send_json(Pong(version=self.version).wire())
         elif kind == "action":
             await self.handle_action(content)
         elif kind == "evaluate":
@@ -295,47 +295,36 @@ class TableConsumer(_Consumer):
         last showed it, unless the message names one (a past deal's result sheet).
         """
         request_id = protocol.request_id_of(content)
-        answer: dict[str, Any] = {"type": "evaluation", "request_id": request_id}
         try:
             if request_id is None:
-                raise protocol.ProtocolError(
-                    "every evaluate needs a request_id: a string of 1 to 64 printable characters",
-                    code="bad_request",
-                )
+                raise BadAction("every evaluate needs a request_id: a string of 1 to 64 printable characters")
             groups, wild = protocol.parse_evaluate(content)
             wild = wild if wild is not None else self.wild_rank
             if wild is None:
                 raise NoGameRunning("there is no deal, so no wild rank, to evaluate against")
-            return {**answer, "ok": True, **verdict(groups, wild, self.full_count)}
-        except protocol.ProtocolError as exc:
-            return {**answer, "ok": False, "error": error_payload(exc.code, str(exc))}
-        except (TableError, RummyError) as exc:
-            return {**answer, "ok": False, "error": error_payload(exc)}
+            return Evaluation(request_id=request_id, ok=True, **verdict(groups, wild, self.full_count)).wire()
+        except REFUSALS as exc:
+            return Evaluation(request_id=request_id, ok=False, error=error_payload(exc)).wire()
 
     async def handle_action(self, content: dict[str, Any]) -> None:
         """One action, answered by a ``result``: refused (and nothing written) unless well formed."""
         request_id = protocol.request_id_of(content)
         try:
             if request_id is None:
-                raise protocol.ProtocolError(
-                    "every action needs a request_id: a string of 1 to 64 printable characters",
-                    code="bad_request",
-                )
+                raise BadAction("every action needs a request_id: a string of 1 to 64 printable characters")
             action = protocol.parse_action(content.get("action"))
             if self.game_id is None:
                 raise NoGameRunning("no game is being played at this table")
-            if action["type"] in protocol.PRIVATE_ACTIONS:
+            if action.private:
                 self._own_private.append(request_id)  # its view notice is not for this socket
-            answer = await _db(services.game_act)(
+            answer = await _db(table_play.game_act)(
                 game_id=self.game_id,
                 user=self.user,
                 request_id=request_id,
                 action=action,
                 session_key=self.session_key,
             )
-        except protocol.ProtocolError as exc:
-            answer = {"ok": False, "error": error_payload(exc.code, str(exc))}
-        except (TableError, RummyError, WalletError) as exc:
+        except REFUSALS as exc:
             answer = {"ok": False, "error": error_payload(exc)}
         except DatabaseError:  # the database away even after a retry (tables.dbretry): the client resends
             logger.exception(
@@ -345,7 +334,7 @@ class TableConsumer(_Consumer):
                 "ok": False,
                 "error": error_payload("unavailable", "the game could not be reached; send the action again"),
             }
-        await self.send_json({"type": "result", "request_id": request_id, **answer})
+        await self.send_json(Result(request_id=request_id, **answer).wire())
 
     # ------------------------------------------------------------------ server -> client
     async def table_changed(self, event: dict[str, Any]) -> None:
@@ -362,14 +351,13 @@ class TableConsumer(_Consumer):
         self.version = version
         self.wild_rank = event.get("wild_rank")
         await self.send_json(
-            {
-                "type": "update",
-                "version": version,
-                "events": event["events"],
+            Update.build(  # every seat at every move: no object on the way (contract._message)
+                version=version,
+                events=event["events"],
                 # the view arrives as JSON bytes (notify.encode_view) and goes out as they are
-                "view": orjson.Fragment(views["spectator"] if self.seat is None else views[str(self.seat)]),
-                "game": event.get("game"),
-            }
+                view=orjson.Fragment(views["spectator"] if self.seat is None else views[str(self.seat)]),
+                game=event.get("game"),
+            )
         )
 
     async def seat_view(self, event: dict[str, Any]) -> None:
@@ -386,9 +374,7 @@ class TableConsumer(_Consumer):
             or event.get("request_id") in self._own_private
         ):
             return
-        await self.send_json(
-            {"type": "view", "version": self.version, "view": orjson.Fragment(event["view"])}
-        )
+        await self.send_json(ViewChanged(version=self.version, view=orjson.Fragment(event["view"])).wire())
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         """A message for people at the table (a cancelled game), forwarded as it is (docs/protocol.md)."""
@@ -399,7 +385,8 @@ class TableConsumer(_Consumer):
         await self.send_json(snapshot)
 
     async def send_update_from_db(self) -> None:
-        """Rebuild from the database after a gap: the missing events, then the view."""
+        """Rebuild from the database after a gap (or a change without the engine, such as a seat
+        taken): the missing events, then the view, the seats and the table (its seats taken)."""
         previous_game, previous_version = self.game_id, self.version
         snapshot = await _db(self._snapshot)()
         if snapshot["game"] is None or snapshot["game"]["id"] != previous_game or previous_version < 0:
@@ -407,18 +394,19 @@ class TableConsumer(_Consumer):
             return
         events = await _db(selectors.events_since)(game_id=previous_game, version=previous_version)
         await self.send_json(
-            {
-                "type": "update",
-                "version": snapshot["version"],
-                "events": events,
-                "view": snapshot["view"],
-                "game": snapshot["game"],
-                "seats": snapshot["seats"],
-                "rebuilt": True,
-            }
+            Update(
+                version=snapshot["version"],
+                events=events,
+                view=snapshot["view"],
+                game=snapshot["game"],
+                seats=snapshot["seats"],
+                table=snapshot["table"],
+                rebuilt=True,
+            ).wire()
         )
 
     def _snapshot(self) -> dict[str, Any]:
+        """The ``snapshot`` message (``contract.Snapshot``) of this socket's user, noting what it shows."""
         table = Table.objects.select_related("settings").get(pk=self.table_id)
         game = selectors.current_game(table)
         snapshot = selectors.table_snapshot(table=table, user=self.user, game=game)

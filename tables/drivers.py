@@ -1,13 +1,13 @@
-"""What drives the games: bot moves and the clock. It sits above the services it calls.
+"""What drives the games: bot moves and the clock. It sits above the use cases it calls.
 
-The services never import this module: they say what is due (``notify`` sends the
-Celery tasks by name) and ``tables.tasks`` calls back here or into the services.
-So the import graph has one direction: tasks → drivers → services → notify,
+The use cases (``play``, ``timers``) never import this module: they say what is due (``notify`` sends the
+Celery tasks by name) and ``tables.tasks`` calls back here or into the timers.
+So the import graph has one direction: tasks → drivers → timers, play → record → notify,
 practice (issue 12: services → notify → tasks → services and services ⇄ practice
 were a circle, hidden by imports inside functions).
 
-A bot decides from ``view_for`` of its own seat only (``game_engine.bots``), then
-sends its move with ``services.game_act`` like any player, with a request id
+A bot decides from ``view_for`` of its own seat only (``game_engine.bots``: a typed action),
+then sends its move with ``play.game_act`` like any player, with a request id
 derived from the game version, so a repeated bot task can never move twice.
 """
 
@@ -20,7 +20,7 @@ from accounts.models import User
 from game_engine.bots import choose_action
 from game_engine.game import GameState
 from game_engine.views import view_for
-from tables import practice, services
+from tables import play, practice, timers
 from tables.clock import OffsetClock
 from tables.models import PoolGame
 
@@ -46,9 +46,8 @@ def bot_move(*, game_id: int, version: int) -> bool:
     )
     if action is None:
         return False
-    action.pop("seat", None)
     bot = User.objects.get(pk=int(state.players[seat].id))
-    answer = services.game_act(
+    answer = play.game_act(
         game_id=game_id, user=bot, request_id=f"bot:{game_id}:{version}:{seat}", action=action
     )
     if not answer["ok"]:
@@ -75,5 +74,5 @@ def play_out(*, game_id: int, clock: OffsetClock, max_steps: int = 200_000) -> P
         wait = (game.deadline_at - clock.now()).total_seconds()
         if wait > 0:
             clock.advance(wait + 0.001)
-        services.game_timeout(game_id=game_id, version=game.version)
+        timers.game_timeout(game_id=game_id, version=game.version)
     raise RuntimeError(f"game {game_id} did not finish in {max_steps} steps")

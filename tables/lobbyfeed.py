@@ -33,6 +33,7 @@ from django.conf import settings
 
 from tables import selectors
 from tables.apis import LobbyTableSerializer
+from tables.contract import LobbyUpdate
 from tables.models import Table
 from tables.notify import LOBBY_GROUP
 
@@ -116,12 +117,12 @@ class _Feed:
             logger.exception("could not read the lobby rows of tables %s", tables)
             rows, owners = None, {}
         public = [t for t in tables if t not in owners]
-        shared = {"type": "lobby_update", "tables": public, "rows": rows}
+        shared = LobbyUpdate(tables=public, rows=rows).wire()
         sends = []
         for socket in list(self.sockets):
             own = [t for t, owner in owners.items() if owner == socket.user.pk]
             if own:
-                sends.append(_send(socket, {**shared, "tables": sorted(public + own)}))
+                sends.append(_send(socket, LobbyUpdate(tables=sorted(public + own), rows=rows).wire()))
             elif public:  # (nothing when only other players' own practice tables changed)
                 sends.append(_send(socket, shared))
         await asyncio.gather(*sends)

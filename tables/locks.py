@@ -51,7 +51,7 @@ _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
 def practice_owner_for_update(user_id: int) -> None:
     """0. The player's own row, before any table: practice on demand opens one table per player at a time.
 
-    Only ``services.practice_table_start`` takes it, and before any other lock, so it
+    Only ``seating.practice_table_start`` takes it, and before any other lock, so it
     comes first in the order; two clicks of one player wait for each other.
     """
     User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()

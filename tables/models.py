@@ -147,7 +147,7 @@ class PoolGame(models.Model):
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     deadline_kind = models.CharField(max_length=12, blank=True)
     #: When the timer task armed for this game fires. One armed timer follows the deadline: a
-    #: change arms a new one only when its deadline comes before it (``services._arm_timer``).
+    #: change arms a new one only when its deadline comes before it (``record.arm_timer``).
     timer_at = models.DateTimeField(null=True, blank=True)
     seed = models.BigIntegerField(null=True, blank=True, help_text="Shuffle seed; set for tests and replays.")
     #: Engine seats played by bots (practice tables), so bot moves are scheduled without a query.

@@ -21,8 +21,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from rummy_site.celery import app as celery_app
 from tables.sockets import seat_group
+from tables.worker import app as celery_app
 
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()

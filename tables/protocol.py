@@ -4,23 +4,28 @@ A client may send anything: text that is not JSON, binary frames, megabytes,
 JSON nested thousands deep, a dict where a card belongs, NUL characters or
 unpaired surrogates (PostgreSQL refuses both inside JSON). Every frame goes
 through ``parse_frame`` and every action through ``parse_action``; what they
-refuse raises ``ProtocolError``, which the consumer answers as an error without
+refuse raises ``ProtocolError`` (``bad_message``; ``BadAction``, ``bad_request``, for an action), which the consumer answers as an error without
 touching the database. Errors never echo what was sent beyond a short excerpt.
 
-The schema of each action (pydantic, strict: no coercion of ``1`` to ``true``)
-checks types and sizes only; whether a card is in the hand or the move is legal
-is the engine's to say (docs/rules.md).
+An action is read once, here, into the engine's own dataclass (``game_engine.actions``: its
+fields' annotations are the schema, strict, no coercion of ``1`` to ``true``); it checks types
+and sizes only: whether a card is in the hand or the move is legal is the engine's to say
+(docs/rules.md). From here on every caller passes that typed action.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from game_engine.actions import ACTION_TYPES
+from game_engine import actions
+from game_engine.actions import MAX_CARD_TEXT, MAX_GROUPS, UNSTAMPED, Action, action_from_dict
+from game_engine.errors import RummyError
+from tables.errors import BadAction, ProtocolError
 
 #: The largest text frame accepted (a finish or an arrangement is well under 1 KB).
 MAX_FRAME_CHARS = 8192
@@ -33,14 +38,6 @@ ECHO_CHARS = 32
 
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-
-
-class ProtocolError(Exception):
-    """A message the protocol refuses; ``code`` is ``bad_message`` or ``bad_request``."""
-
-    def __init__(self, message: str, *, code: str = "bad_message") -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def excerpt(value: Any) -> str:
@@ -111,70 +108,11 @@ def request_id_of(content: dict[str, Any]) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# the actions (docs/protocol.md)
+# the actions (docs/protocol.md): the engine's dataclasses say what each one holds
 # ---------------------------------------------------------------------------
-CardText = Annotated[str, StringConstraints(min_length=1, max_length=8)]
-Group = Annotated[list[CardText], Field(max_length=14)]
-Groups = Annotated[list[Group], Field(max_length=14)]
-
-
-class _Action(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-
-
-class _Draw(_Action):
-    type: Literal["draw"]
-    source: Literal["closed", "open"]
-
-
-class _Discard(_Action):
-    type: Literal["discard"]
-    card: CardText
-
-
-class _Finish(_Action):
-    type: Literal["finish"]
-    card: CardText
-    groups: Groups | None = None
-
-
-class _Show(_Action):
-    type: Literal["show"]
-    groups: Groups
-
-
-class _Arrange(_Action):
-    type: Literal["arrange"]
-    groups: Groups
-
-
-class _AutoDrop(_Action):
-    type: Literal["auto_drop"]
-    on: StrictBool = True
-
-
-class _ClientSeed(_Action):
-    """The player's seed for the shuffle (docs/fairness.md), used from the next deal."""
-
-    type: Literal["client_seed"]
-    seed: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
-
-
-class _Bare(_Action):
-    type: Literal["drop", "im_back", "rejoin", "split_accept", "split_decline", "leave"]
-
-
-_ACTION = TypeAdapter(
-    Annotated[
-        _Draw | _Discard | _Finish | _Show | _Arrange | _AutoDrop | _ClientSeed | _Bare,
-        Field(discriminator="type"),
-    ]
-)
-#: Action types a player may send; everything else (timeout, start_deal) is the server's.
-PLAYER_ACTIONS = frozenset(
-    {"draw", "discard", "finish", "show", "arrange", "drop", "auto_drop"}
-    | {"im_back", "rejoin", "split_accept", "split_decline", "leave", "client_seed"}
-)
+CardText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CARD_TEXT)]
+Group = Annotated[list[CardText], Field(max_length=MAX_GROUPS)]
+Groups = Annotated[list[Group], Field(max_length=MAX_GROUPS)]
 
 
 class _Evaluate(BaseModel):
@@ -189,34 +127,35 @@ _EVALUATE = TypeAdapter(_Evaluate)
 
 
 def parse_evaluate(content: dict[str, Any]) -> tuple[list[list[str]], int | None]:
-    """The groups and wild rank of an ``evaluate`` message; ``ProtocolError`` (``bad_request``) if not."""
+    """The groups and wild rank of an ``evaluate`` message; ``BadAction`` (``bad_request``) if not."""
     try:
         parsed = _EVALUATE.validate_python(content)
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "message"
-        raise ProtocolError(f"evaluate: {where}: {first['msg']}", code="bad_request") from None
+        raise BadAction(f"evaluate: {where}: {first['msg']}") from None
     return [list(g) for g in parsed.groups], parsed.wild_rank
 
 
-#: Actions that change only what their own player sees (``game_engine.actions.Action.private``).
-PRIVATE_ACTIONS = frozenset(name for name, cls in ACTION_TYPES.items() if cls.private)
-
-
-def parse_action(action: Any) -> dict[str, Any]:
-    """The action with exactly its schema's fields, typed; ``ProtocolError`` (``bad_request``) if not."""
+def parse_action(action: Any) -> Action:
+    """A player's action, typed, as the engine declares it (``game_engine.actions``): each field
+    read by its annotation, fields it does not have ignored, and the seat and time left
+    ``UNSTAMPED`` for the server. ``BadAction`` (``bad_request``) if it is not one."""
     if not isinstance(action, dict):
-        raise ProtocolError("'action' must be an object with a 'type'", code="bad_request")
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in PLAYER_ACTIONS:
-        raise ProtocolError(
-            f"unknown action {excerpt(kind)}; expected one of {', '.join(sorted(PLAYER_ACTIONS))}",
-            code="bad_request",
-        )
+        raise BadAction("'action' must be an object with a 'type'")
     try:
-        parsed = _ACTION.validate_python(action)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
-        where = ".".join(str(part) for part in first["loc"][1:]) or "action"
-        raise ProtocolError(f"{kind}: {where}: {first['msg']}", code="bad_request") from None
-    return parsed.model_dump(exclude_none=True)
+        return action_from_dict(
+            {**action, "seat": UNSTAMPED, "at": UNSTAMPED}, allowed=actions.PLAYER_ACTIONS
+        )
+    except RummyError as exc:
+        raise BadAction(str(exc)) from None
+
+
+def player_action(action: Action | Mapping[str, Any]) -> Action:
+    """``action`` as a typed player's action: read (``parse_action``) if it is in the wire format,
+    refused (``BadAction``) if it is one of the server's own (a timeout, a deal's start)."""
+    if not isinstance(action, Action):
+        return parse_action(action)
+    if actions.PLAYER_ACTIONS.get(action.type) is not type(action):
+        raise BadAction(f"{action.type!r} is not an action a player sends")
+    return action

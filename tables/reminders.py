@@ -3,7 +3,7 @@
 Each table socket of a seated player runs one small task: it sleeps until the
 player's play time today (``restrictions.played_seconds``) reaches the next whole
 ``PLAY_REMINDER_SECONDS`` and then sends a ``notice`` (docs/protocol.md):
-``{"type": "notice", "kind": "play_reminder", "played_minutes": 60, "message": "..."}``.
+``contract.PlayReminderNotice``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts import play
 from accounts.models import User
 from tables import restrictions
+from tables.contract import PlayReminderNotice
 from tables.models import PoolGame, Seat
 
 #: How often a socket whose player is not in a running game looks again.
@@ -37,13 +38,11 @@ def reminder(played_seconds: int) -> dict[str, Any]:
     minutes = played_seconds // 60
     hours, rest = divmod(minutes, 60)
     spent = f"{hours} hour{'s' if hours != 1 else ''}" + (f" {rest} min" if rest else "")
-    return {
-        "type": "notice",
-        "kind": "play_reminder",
-        "played_minutes": minutes,
-        "message": f"You have played for {spent} today. Take a break if you need one; "
+    return PlayReminderNotice(
+        played_minutes=minutes,
+        message=f"You have played for {spent} today. Take a break if you need one; "
         "you can set daily limits on your profile.",
-    }
+    ).wire()
 
 
 async def remind(

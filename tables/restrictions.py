@@ -3,7 +3,7 @@
 The rules live in ``accounts.play``; this module reads them for the table services:
 ``check_may_join`` (``table_join``, ``practice_table_start``) and ``check_may_play``
 (every action of ``game_act``: a rejoin's fee, an auto drop turned off, a discard)
-refuse; ``services.drop_blocked_player`` drops.
+refuse; ``play.drop_blocked_player`` drops.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import view_for
+from tables.contract import GameHeader, SeatRow, Snapshot, TableSummary, You
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from wallet.money import format_money
 
@@ -57,7 +58,7 @@ def lobby_tables(
     return rows
 
 
-def table_summary(table: Table, game: PoolGame | None) -> dict[str, Any]:
+def table_summary(table: Table, game: PoolGame | None) -> TableSummary:
     settings = table.settings
     taken = getattr(game, "taken", None)
     if taken is None and game is not None:
@@ -65,25 +66,25 @@ def table_summary(table: Table, game: PoolGame | None) -> dict[str, Any]:
     status = "open" if game is None or game.status == PoolGame.Status.WAITING else "playing"
     rules = settings.rules()
     prize, _rake = prize_pool(settings.entry_fee * settings.seats, rules)
-    return {
-        "id": table.pk,
-        "name": table.name,
-        "format": settings.format,
-        "format_label": settings.get_format_display(),
-        "entry_fee": settings.entry_fee,
-        "entry_fee_display": format_money(settings.entry_fee),
-        "seats": settings.seats,
-        "seats_taken": taken or 0,
-        "status": status,
-        "practice": settings.practice,
-        "private": table.owner_id is not None,
-        "game_id": game.pk if game is not None else None,
+    return TableSummary(
+        id=table.pk,
+        name=table.name,
+        format=settings.format,
+        format_label=settings.get_format_display(),
+        entry_fee=settings.entry_fee,
+        entry_fee_display=format_money(settings.entry_fee),
+        seats=settings.seats,
+        seats_taken=taken or 0,
+        status=status,
+        practice=settings.practice,
+        private=table.owner_id is not None,
+        game_id=game.pk if game is not None else None,
         # what a full table pays its winner (all seats' fees less the rake, docs/rules.md §7)
-        "prize_pool": prize,
-        "prize_pool_display": format_money(prize),
-        "decks": settings.decks,
-        "turn_seconds": settings.turn_seconds,
-    }
+        prize_pool=prize,
+        prize_pool_display=format_money(prize),
+        decks=settings.decks,
+        turn_seconds=settings.turn_seconds,
+    )
 
 
 def current_game(table: Table) -> PoolGame | None:
@@ -99,7 +100,7 @@ def current_game(table: Table) -> PoolGame | None:
 
 
 def table_snapshot(*, table: Table, user: User, game: PoolGame | None = None) -> dict[str, Any]:
-    """Everything one player (or a spectator) may see of a table right now."""
+    """Everything one player (or a spectator) may see of a table right now: the ``snapshot`` message."""
     game = game if game is not None else current_game(table)
     seats = list(game.seats.filter(left_at__isnull=True).select_related("user")) if game else []
     mine = next((s for s in seats if s.user_id == user.pk), None)
@@ -107,36 +108,35 @@ def table_snapshot(*, table: Table, user: User, game: PoolGame | None = None) ->
     if game is not None and game.state:
         state = GameState.from_dict(game.state)
         view = view_for(state, mine.engine_seat if mine is not None else None)
-    return {
-        "type": "snapshot",
-        "version": game.version if game else 0,
-        "table": table_summary(table, game if game and game.status in _OPEN else None),
-        "game": game_header(game),
-        "seats": [
-            {"position": s.position, "seat": s.engine_seat, "name": s.user.table_name, "is_bot": s.is_bot}
+    return Snapshot(
+        version=game.version if game else 0,
+        table=table_summary(table, game if game and game.status in _OPEN else None),
+        game=game_header(game),
+        seats=[
+            SeatRow(position=s.position, seat=s.engine_seat, name=s.user.table_name, is_bot=s.is_bot)
             for s in seats
         ],
-        "you": {
-            "user_id": user.pk,
-            "name": user.table_name,
-            "position": mine.position if mine else None,
-            "seat": mine.engine_seat if mine else None,
-        },
-        "view": view,
-    }
+        you=You(
+            user_id=user.pk,
+            name=user.table_name,
+            position=mine.position if mine else None,
+            seat=mine.engine_seat if mine else None,
+        ),
+        view=view,
+    ).wire()
 
 
-def game_header(game: PoolGame | None) -> dict[str, Any] | None:
+def game_header(game: PoolGame | None) -> GameHeader | None:
     if game is None:
         return None
-    return {
-        "id": game.pk,
-        "status": game.status,
-        "version": game.version,
-        "deadline_at": game.deadline_at.isoformat() if game.deadline_at else None,
-        "deadline_kind": game.deadline_kind,
-        "result": game.result,
-    }
+    return GameHeader(
+        id=game.pk,
+        status=game.status,
+        version=game.version,
+        deadline_at=game.deadline_at.isoformat() if game.deadline_at else None,
+        deadline_kind=game.deadline_kind,
+        result=game.result,
+    )
 
 
 def events_since(*, game_id: int, version: int, limit: int = 500) -> list[dict[str, Any]]:

@@ -16,14 +16,15 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
+from game_engine.events import GameCancelled
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.split import split_amounts
-from tables import clock, notify
+from tables import clock, notify, play, record
+from tables.contract import GameCancelledNotice
 from tables.errors import NoGameRunning, TableError
-from tables.locks import game_for_update, table_for_update
-from tables.models import GameEvent, PoolGame, Table, TableSettings
-from tables.selectors import game_header
+from tables.locks import table_for_update
+from tables.models import PoolGame, Table, TableSettings
 from wallet import services as wallet
 from wallet.models import Account, AccountKind
 from wallet.money import format_money
@@ -55,57 +56,53 @@ def cancel_game(*, game_id: int, message: str, staff: User | None = None) -> dic
     message = (message or "").strip()
     if not message:
         raise TableError("a cancellation needs a message to the players")
-    with transaction.atomic():
-        try:
-            game = game_for_update(game_id)
-        except PoolGame.DoesNotExist:
-            raise NoGameRunning(f"there is no game {game_id}") from None
+    result: dict[str, Any] = {}
+
+    def step(game: PoolGame, state: GameState | None) -> play.Write:
         if game.status not in _OPEN:
             raise NoGameRunning(
                 f"game {game_id} is {game.get_status_display().lower()}; only a waiting or running game can be cancelled"
             )
-        result = _settle_cancelled(game, message, staff)
-        now = clock.now()
-        game.status = PoolGame.Status.CANCELLED
-        game.finished_at = now
-        game.result = result
-        game.deadline_at = None
-        game.deadline_kind = ""
-        game.version += 1
-        data = {
-            "message": message,
-            "settlement": result["settlement"],
-            "payouts": result["payouts"],
-            "rake": result["rake"],
-        }
-        GameEvent.objects.create(
-            game=game,
-            deal_number=(game.state or {}).get("deal_no", 0),
-            version=game.version,
-            seq=game.event_count,
-            type="game_cancelled",
-            data=data,
-        )
-        game.event_count += 1
-        game.save(
-            update_fields=[
-                "status",
-                "finished_at",
-                "result",
-                "deadline_at",
-                "deadline_kind",
-                "version",
-                "event_count",
-            ]
-        )
-        _tell_table(game, result)
-        return result
+        return lambda: result.update(_cancel(game, state, message, staff))
+
+    play.run_on_game(game_id, step)
+    return result
 
 
-def _settle_cancelled(game: PoolGame, message: str, staff: User | None) -> dict[str, Any]:
+def _cancel(game: PoolGame, state: GameState | None, message: str, staff: User | None) -> dict[str, Any]:
+    """Settle, end and record the cancelled game: the players are told after commit."""
+    result = _settle_cancelled(game, state, message, staff)
+    game.status = PoolGame.Status.CANCELLED
+    game.finished_at = clock.now()
+    game.result = result
+    game.deadline_at = None
+    game.deadline_kind = ""
+    cancelled = GameCancelled(
+        message=message, settlement=result["settlement"], payouts=result["payouts"], rake=result["rake"]
+    )
+    notice = GameCancelledNotice(
+        game_id=game.pk,
+        message=result["message"],
+        money=SETTLEMENT_WORDS[result["settlement"]],
+        settlement=result["settlement"],
+        payouts=result["payouts"],
+        payouts_display={uid: format_money(amount) for uid, amount in result["payouts"].items()},
+    )
+    record.write_game(
+        game,
+        [cancelled],
+        also=("status", "finished_at", "result", "deadline_at", "deadline_kind"),
+        lobby=True,
+        notices=(notice.wire(),),
+    )
+    return result
+
+
+def _settle_cancelled(
+    game: PoolGame, state: GameState | None, message: str, staff: User | None
+) -> dict[str, Any]:
     """Move the escrow out by ``CANCEL_RULE``; the result sheet of the cancellation."""
     escrow = _escrow_balance(game)
-    state = GameState.from_dict(game.state) if game.state else None
     memo = f"Cancelled by staff, {game.table.name}: {message}"[:255]
     base: dict[str, Any] = {"cancelled": True, "message": message, "rule": CANCEL_RULE, "fees_paid": escrow}
     if escrow == 0:
@@ -152,37 +149,6 @@ SETTLEMENT_WORDS = {
     "split": "The prize pool has been shared by the players still in, by their drops remaining.",
     "none": "No chips were at stake.",
 }
-
-
-def _tell_table(game: PoolGame, result: dict[str, Any]) -> None:
-    """After commit: a ``notice`` to everyone at the table, then the usual change notice."""
-    table_id, game_id, version = game.table_id, game.pk, game.version
-    header = game_header(game)
-    notice = {
-        "type": "notice",
-        "kind": "game_cancelled",
-        "game_id": game_id,
-        "message": result["message"],
-        "money": SETTLEMENT_WORDS[result["settlement"]],
-        "settlement": result["settlement"],
-        "payouts": result["payouts"],
-        "payouts_display": {uid: format_money(amount) for uid, amount in result["payouts"].items()},
-    }
-    event = {"type": "game_cancelled", "message": result["message"], "settlement": result["settlement"]}
-
-    def effects() -> None:
-        notify.table_notice(table_id=table_id, notice=notice)
-        notify.table_changed(
-            table_id=table_id,
-            game_id=game_id,
-            version=version,
-            events=[event],
-            views=None,
-            game=header,
-            lobby=True,
-        )
-
-    transaction.on_commit(effects)
 
 
 #: What the players of a waiting game are told when staff close its table.

@@ -1,6 +1,6 @@
 """Celery tasks: they turn deadlines into service calls and nothing else.
 
-The top of the import graph: tasks → drivers → services → notify. ``notify`` sends
+The top of the import graph: tasks → drivers → timers, play → record → notify. ``notify`` sends
 these tasks by name, so nothing below imports this module.
 """
 
@@ -12,8 +12,7 @@ from typing import Any
 
 from celery import bootsteps, shared_task
 
-from rummy_site import health
-from tables import drivers, services
+from tables import drivers, heartbeat, timers
 
 logger = logging.getLogger(__name__)
 
@@ -25,15 +24,15 @@ def enforce_deadline(game_id: int, version: int, armed_for: str | None = None) -
     ``armed_for`` (ISO time) names the timer: the game's armed one re-arms for the current deadline.
     """
     armed = datetime.fromisoformat(armed_for) if armed_for else None
-    return services.game_timeout(game_id=game_id, version=version, armed_for=armed)
+    return timers.game_timeout(game_id=game_id, version=version, armed_for=armed)
 
 
 @shared_task(name="tables.tasks.sweep_deadlines", acks_late=True, ignore_result=True)
 def sweep_deadlines() -> int:
     """Beat's safety net: enforce every deadline whose timer task was lost. Its time is beat's
-    sign of life for /healthz (rummy_site.health)."""
-    health.sweep_ran()
-    return services.deadlines_sweep()
+    sign of life for /healthz (tables.heartbeat)."""
+    heartbeat.sweep_ran()
+    return timers.deadlines_sweep()
 
 
 @shared_task(name="tables.tasks.bot_move", acks_late=True, ignore_result=True)
@@ -47,14 +46,14 @@ class RearmTimers(bootsteps.StartStopStep):  # type: ignore[misc]
 
     It runs at the worker's start and again after every reconnection (Celery restarts
     the consumer's steps), so neither a restarted worker nor a Redis restart leaves
-    a deadline waiting on a timer task that is gone or held back (``services.timers_rearm``).
+    a deadline waiting on a timer task that is gone or held back (``timers.timers_rearm``).
     """
 
     requires = ("celery.worker.consumer.tasks:Tasks",)
 
     def start(self, parent: Any) -> None:
         try:
-            armed = services.timers_rearm()
+            armed = timers.timers_rearm()
         except Exception:  # the database may be down too: beat's sweep still runs
             logger.exception("could not re-arm the game timers")
             return

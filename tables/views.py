@@ -11,11 +11,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from tables import selectors, services
+from tables import seating, selectors
 from tables.apis import deal_visible_to, game_visible_to
-from tables.errors import TableError
+from tables.errors import REFUSALS
 from tables.models import Table, TableSettings
-from wallet.errors import WalletError
 from wallet.selectors import chip_balances
 
 
@@ -35,7 +34,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "selected_format": fmt or "",
             "selected_status": status or "",
             "chips": chip_balances(user=request.user),
-            "practice_seats": list(services.PRACTICE_SEATS),
+            "practice_seats": list(seating.PRACTICE_SEATS),
         },
     )
 
@@ -45,8 +44,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def join(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
         seed = request.POST.get("client_seed") or None  # docs/fairness.md: the browser's own seed
-        services.table_join(table_id=table_id, user=request.user, client_seed=seed)
-    except (TableError, WalletError) as exc:
+        seating.table_join(table_id=table_id, user=request.user, client_seed=seed)
+    except REFUSALS as exc:
         messages.error(request, str(exc))
         return redirect("lobby")
     return redirect("table", table_id=table_id)
@@ -61,10 +60,10 @@ def practice(request: HttpRequest) -> HttpResponse:
     except ValueError:
         seats = 0
     try:
-        table = services.practice_table_start(
+        table = seating.practice_table_start(
             user=request.user, fmt=request.POST.get("format", ""), seats=seats
         )
-    except TableError as exc:
+    except REFUSALS as exc:
         messages.error(request, str(exc))
         return redirect("lobby")
     return redirect("table", table_id=table.pk)
@@ -74,9 +73,9 @@ def practice(request: HttpRequest) -> HttpResponse:
 @require_POST
 def leave(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
-        services.table_leave(table_id=table_id, user=request.user)
+        seating.table_leave(table_id=table_id, user=request.user)
         messages.success(request, "You left the table; your entry fee is back in your wallet.")
-    except (TableError, WalletError) as exc:
+    except REFUSALS as exc:
         messages.error(request, str(exc))
     return redirect("lobby")
 

@@ -1,4 +1,8 @@
-"""JSON API of the player's own wallet (session auth; each view calls one selector or service)."""
+"""JSON API of the player's own wallet (session auth; each view calls one selector or service).
+
+A refusal is raised, not answered here: the API's exception handler (``tables.errors``) gives every
+error the one shape ``{code, rule, message}`` and its status.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from wallet.errors import DailyTopupAlreadyClaimed
 from wallet.money import format_money
 from wallet.selectors import chip_balances, wallet_history
 from wallet.services import claim_daily_topup
@@ -95,19 +98,14 @@ class WalletDailyClaimApi(APIView):
         responses={
             201: DailyClaimSerializer,
             409: OpenApiResponse(
-                inline_serializer(name="AlreadyClaimed", fields={"detail": serializers.CharField()}),
-                description="Today's (UTC) free chips were already claimed.",
+                description="Today's (UTC) free chips were already claimed (`daily_chips_claimed`)."
             ),
         },
         tags=["wallet"],
     )
     def post(self, request: Request) -> Response:
-        """Claim today's free chips (once per UTC day)."""
-        try:
-            txn = claim_daily_topup(user=request.user)
-        except DailyTopupAlreadyClaimed as exc:
-            detail = f"You have already claimed today's free chips ({exc.day}, UTC). Come back tomorrow."
-            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+        """Claim today's free chips (once per UTC day); a second claim is refused (409)."""
+        txn = claim_daily_topup(user=request.user)
         amount = txn.entries.get(amount__gt=0).amount
         payload = {
             "transaction_id": txn.pk,

@@ -39,7 +39,7 @@ class DailyTopupAlreadyClaimed(WalletError):
 
     def __init__(self, *, day: str) -> None:
         self.day = day
-        super().__init__(f"today's free chips ({day}, UTC) have already been claimed; come back tomorrow")
+        super().__init__(f"You have already claimed today's free chips ({day}, UTC). Come back tomorrow.")
 
 
 class SettlementMismatch(WalletError):
@@ -74,5 +74,3 @@ class AppendOnlyViolation(WalletError):
 
 class SpendLimitReached(WalletError):
     """The player's own daily limit on entry fees (responsible play) would be passed."""
-
-    code = "limit_reached"

@@ -10,12 +10,15 @@ with the CPU milliseconds per call of each. Timers and notices are suppressed
 Also the evaluation of the groups: ``evaluate_http`` through Django's whole HTTP
 stack (session, authentication, CSRF, DRF: ``POST /api/groups/evaluate/``, what the
 page sent before) and ``evaluate_socket``, what the table socket now does for it
-(``protocol.parse_evaluate`` and ``melds.verdict``, no database).
+(``protocol.parse_evaluate`` and ``melds.verdict``, no database). And ``update_frame``: what a
+table socket spends on each seat's ``update`` after a move (``TableConsumer.table_changed``: the
+message built around the seat's encoded view and turned into JSON text), per socket.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import random
@@ -79,12 +82,47 @@ def main() -> None:
         "discard": [],
         "evaluate_http": [],
         "evaluate_socket": [],
+        "update_frame": [],
     }
     from django.test import Client
     from django.urls import reverse
 
     from game_engine.melds import verdict
+    from game_engine.views import views_for_all
     from tables import protocol
+    from tables.consumers import TableConsumer, _encode_json
+    from tables.models import GameEvent
+    from tables.selectors import game_header
+
+    async def frames(event: dict[str, object]) -> None:
+        """Each seat's socket turns the change notice into its ``update`` (sent nowhere: encoded only)."""
+        for user in users:
+            socket = TableConsumer()
+            socket.user, socket.game_id, socket.version = user, game.pk, int(event["version"]) - 1  # type: ignore[call-overload]
+
+            async def send_json(content: object) -> None:
+                _encode_json(content)
+
+            socket.send_json = send_json  # type: ignore[method-assign]
+            start = time.process_time()
+            await socket.table_changed(event)
+            spent["update_frame"].append(time.process_time() - start)
+
+    def notice_of_last_move() -> dict[str, object]:
+        """The channel layer's notice of the game's last move, as ``notify.table_changed`` makes it."""
+        row = PoolGame.objects.get(pk=game.pk)
+        state = GameState.from_dict(row.state)
+        views = views_for_all(state)
+        return {
+            "type": "table.changed",
+            "game_id": row.pk,
+            "version": row.version,
+            "events": [e.as_message() for e in GameEvent.objects.filter(game=row, version=row.version)],
+            "game": game_header(row),
+            "views": {key: notify.encode_view(view) for key, view in views.items()},
+            "seat_of": {p.id: i for i, p in enumerate(state.players)},
+            "wild_rank": views["spectator"].get("wild_rank"),
+        }
 
     client = Client(enforce_csrf_checks=False)
     client.force_login(users[0])
@@ -139,9 +177,10 @@ def main() -> None:
             assert state.deal is not None
             drawn = state.deal.drawn
             act(user, {"type": "discard", "card": drawn.code if drawn else hand[0]}, "discard")
+            asyncio.run(frames(notice_of_last_move()))
     print(
         json.dumps(
-            {k: round(1000 * sum(v[10:]) / max(1, len(v) - 10), 3) for k, v in spent.items()}
+            {k: round(1000 * sum(v[10:]) / max(1, len(v) - 10), 4) for k, v in spent.items()}
             | {"calls": {k: len(v) for k, v in spent.items()}, "unit": "ms of CPU per call"}
             | {"statements": statements}
         )

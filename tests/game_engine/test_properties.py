@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from game_engine.actions import UNSTAMPED, Timeout
 from game_engine.bots import choose_action
 from game_engine.cards import build_packs
 from game_engine.errors import RummyError
@@ -108,12 +109,12 @@ def test_random_play_keeps_every_invariant(seed: int, n: int, fmt: str, steps: i
         if action is None:
             assert dl is not None
             now = max(now, dl.at_ms)
-            action = {"type": "timeout"}
+            action = Timeout(at=UNSTAMPED)
         else:
             now += rng.choice([0, 100, 500])
             if dl is not None and now > dl.at_ms:
                 now = dl.at_ms
-        action["at"] = now
+        action = action.stamp(at=now)
         try:
             new, events = apply(state, action)
         except RummyError:
@@ -121,7 +122,7 @@ def test_random_play_keeps_every_invariant(seed: int, n: int, fmt: str, steps: i
             continue
         assert state.to_dict() == before  # apply never mutates its input
         # the version counts what other seats can see: a private action (an arrangement) keeps it
-        private = action["type"] == "arrange"
+        private = action.type == "arrange"
         assert new.version == state.version + (0 if private else 1)
         if private:
             assert events == [] and new.now == state.now

@@ -23,11 +23,10 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from rummy_site.asgi import application
 from staff.models import StaffAction
 from tables.models import Deal, GameEvent, PoolGame, Table
 from tables.staffops import TABLE_CLOSED_MESSAGE
-from tests.helpers import session_cookie
+from tests.sockets import open_table
 from tests.staff.conftest import make_staff
 from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends
 from tests.tables.conftest import make_player, make_table
@@ -35,7 +34,6 @@ from wallet.audit import check_ledger
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ORIGIN = (b"origin", b"http://localhost")
 NOTE = "Suspected collusion between Asha and Ravi (internal note)"
 MESSAGE = "Staff stopped this game after a fault at the table."
 STAFF_PASSWORD = "boss-Pass-2026"
@@ -72,16 +70,6 @@ def _admin_cancels(game_id: int) -> Client:
     response = client.post(url, {"reason": NOTE, "message": MESSAGE, "csrfmiddlewaretoken": _token(form)})
     assert response.status_code == 302, response.content.decode()[:2000]
     return client
-
-
-async def _socket(user: User, table: Table) -> WebsocketCommunicator:
-    cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
 
 
 async def _frames_until_waiting(
@@ -152,7 +140,7 @@ async def test_the_internal_note_never_reaches_the_players_and_the_message_does(
 
 async def _cancel_and_look_everywhere(settlement: str) -> None:
     table, game, players = await sync_to_async(_started)(settlement)
-    sockets = [await _socket(p, table) for p in players]
+    sockets = [await open_table(p, table.pk) for p in players]
     try:
         for s in sockets:
             assert (await s.receive_json_from(timeout=5))["type"] == "snapshot"

@@ -3,7 +3,6 @@ as ``notice`` messages on the table socket (docs/protocol.md)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -14,34 +13,16 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from rummy_site.asgi import application
 from tables.models import PoolGame, Table
-from tests.helpers import session_cookie
+from tests.sockets import of_type, open_table, until
 from tests.staff.conftest import make_staff
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ORIGIN = (b"origin", b"http://localhost")
-
-
-async def _socket(user: User, table: Table) -> WebsocketCommunicator:
-    cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
 
 
 async def _until_notice(communicator: WebsocketCommunicator, kind: str, within: float = 10) -> dict[str, Any]:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        left = deadline - asyncio.get_running_loop().time()
-        assert left > 0, f"no {kind} notice"
-        message = await communicator.receive_json_from(timeout=left)
-        if message.get("type") == "notice" and message.get("kind") == kind:
-            return message
+    return await until(communicator, of_type("notice", kind=kind), within=within)
 
 
 @sync_to_async
@@ -57,7 +38,7 @@ def _running_game() -> tuple[Table, list[User]]:
 
 async def test_players_at_the_table_are_told_when_staff_cancel_the_game() -> None:
     table, players = await _running_game()
-    socket = await _socket(players[0], table)
+    socket = await open_table(players[0], table.pk)
     await socket.receive_json_from(timeout=5)  # the snapshot
 
     @sync_to_async
@@ -92,7 +73,7 @@ async def test_a_seated_player_gets_a_reminder_after_each_interval_played(settin
         PoolGame.objects.filter(table=table).update(started_at=timezone.now() - timezone.timedelta(seconds=1))
 
     await started_a_second_ago()
-    socket = await _socket(players[0], table)
+    socket = await open_table(players[0], table.pk)
     notice = await _until_notice(socket, "play_reminder", within=8)
     assert notice["played_minutes"] == 0 and "You have played for" in notice["message"]
     await socket.disconnect()

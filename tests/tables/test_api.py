@@ -71,7 +71,7 @@ def test_bad_lobby_ids_are_refused_with_a_reason(client: Client, ids: str) -> No
     _login(client, "asha")
     answer = client.get("/api/tables/", {"ids": ids})
     assert answer.status_code == 400
-    assert "ids must be up to 500 table ids" in answer.json()["detail"]
+    assert "ids must be up to 500 table ids" in answer.json()["message"]
 
 
 def test_the_lobby_api_needs_a_login(client: Client) -> None:
@@ -95,7 +95,7 @@ def test_join_without_chips_is_refused_in_words(client: Client) -> None:
     table = make_table(fee=1_000)
     response = client.post(f"/api/tables/{table.pk}/join/")
     assert response.status_code == 409
-    assert response.json()["code"] == "InsufficientFunds"
+    assert response.json()["code"] == "insufficient_funds"
     assert response.json()["message"]
 
 

@@ -16,14 +16,12 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import User
-from rummy_site.asgi import application
 from tables import services
 from tables.models import Table
-from tests.helpers import session_cookie
+from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ORIGIN = (b"origin", b"http://localhost")
 
 
 @sync_to_async
@@ -33,16 +31,6 @@ def _join_by_form(user: User, table: Table) -> None:
     client.force_login(user)
     response = client.post(f"/tables/{table.pk}/join/")
     assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
-
-
-async def _open_table_page_socket(user: User, table: Table) -> WebsocketCommunicator:
-    cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
 
 
 async def _until_hand(communicator: WebsocketCommunicator, within: float = 10) -> dict[str, Any]:
@@ -66,7 +54,7 @@ async def test_first_joiner_waiting_on_the_page_gets_a_hand_when_the_game_starts
     table = await sync_to_async(make_table)("101", seats=2)
     asha, ravi = await sync_to_async(make_player)("asha"), await sync_to_async(make_player)("ravi")
     await _join_by_form(asha, table)
-    page = await _open_table_page_socket(asha, table)
+    page = await open_table(asha, table.pk)
     snapshot = await page.receive_json_from(timeout=5)
     assert snapshot["type"] == "snapshot" and snapshot["view"] is None  # waiting for a second player
 
@@ -94,7 +82,7 @@ async def test_every_player_waiting_on_the_page_gets_their_own_hand() -> None:
     pages = []
     for user in players[:3]:
         await _join_by_form(user, table)
-        pages.append(await _open_table_page_socket(user, table))
+        pages.append(await open_table(user, table.pk))
     await _join_by_form(players[3], table)
     for user, page in zip(players[:3], pages, strict=True):
         view = (await _until_hand(page))["view"]
@@ -106,7 +94,7 @@ async def test_a_spectator_who_joins_from_the_table_page_gets_the_seat_view() ->
     """The page was opened before joining (a spectator), then the player joined and the game started."""
     table = await sync_to_async(make_table)("101", seats=2)
     asha, ravi = await sync_to_async(make_player)("asha"), await sync_to_async(make_player)("ravi")
-    page = await _open_table_page_socket(asha, table)
+    page = await open_table(asha, table.pk)
     await page.receive_json_from(timeout=5)
     await _join_by_form(asha, table)
     await _join_by_form(ravi, table)
@@ -120,7 +108,7 @@ async def test_practice_player_waiting_on_the_page_gets_a_hand_when_bots_take_th
     table = await sync_to_async(make_table)("101", seats=3, fee=0, practice=True, bot_wait_seconds=5)
     asha = await sync_to_async(make_player)("asha")
     await _join_by_form(asha, table)
-    page = await _open_table_page_socket(asha, table)
+    page = await open_table(asha, table.pk)
     await page.receive_json_from(timeout=5)
 
     @sync_to_async

@@ -16,7 +16,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection
 
 from rummy_site.asgi import application
-from tables import services
+from tables import play, services
 from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
@@ -36,7 +36,7 @@ async def test_an_action_whose_connection_is_terminated_is_retried_and_the_socke
     turn = game.state["deal"]["turn"]
     mover = await sync_to_async(lambda: game.seats.get(engine_seat=turn).user)()
 
-    real_game_act = services.game_act
+    real_game_act = play.game_act
     terminated: list[int] = []
 
     def game_act_on_a_dying_connection(**kwargs: Any) -> dict[str, Any]:
@@ -48,7 +48,7 @@ async def test_an_action_whose_connection_is_terminated_is_retried_and_the_socke
                 killer.execute("SELECT pg_terminate_backend(pg_backend_pid())")
         return real_game_act(**kwargs)
 
-    monkeypatch.setattr(services, "game_act", game_act_on_a_dying_connection)
+    monkeypatch.setattr(play, "game_act", game_act_on_a_dying_connection)
 
     cookie = (await sync_to_async(session_cookie)(mover)).encode()
     page = WebsocketCommunicator(

@@ -20,15 +20,13 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection, connections
 
 from accounts.models import User
-from rummy_site.asgi import application
 from tables import services
 from tables.models import GameEvent, PoolGame, Table
-from tests.helpers import session_cookie
+from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import child_database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
-ORIGIN = (b"origin", b"http://localhost")
 
 
 _spared: list[int] = []
@@ -70,16 +68,6 @@ def _started_game() -> tuple[Table, PoolGame, User]:
     return table, game, on_turn
 
 
-async def _open(user: User, table: Table) -> WebsocketCommunicator:
-    cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
-
-
 async def _next_of(page: WebsocketCommunicator, kind: str) -> dict[str, Any]:
     for _ in range(20):
         message = await page.receive_output(timeout=10)
@@ -94,7 +82,7 @@ async def test_an_action_on_a_terminated_connection_is_done_once_and_the_socket_
     kept_connections: None,
 ) -> None:
     table, game, on_turn = await _started_game()
-    page = await _open(on_turn, table)
+    page = await open_table(on_turn, table.pk)
     snapshot = await _next_of(page, "snapshot")
     version = snapshot["version"]
 

@@ -16,7 +16,7 @@ import pytest
 from django.db import connection, connections, transaction
 from django.test import Client
 
-from tables import locks, services
+from tables import locks, seating, services
 from tables.errors import TableError
 from tables.models import PoolGame, Seat, Table
 from tests.tables.conftest import FakeClock, make_player, make_table
@@ -82,11 +82,11 @@ def test_a_join_broken_by_a_deadlock_is_retried_not_answered_500(require_postgre
     helper = threading.Thread(target=other_transaction)
     helper.start()
     assert holding_game.wait(10)
-    services.table_for_update = table_then_note_pid  # type: ignore[attr-defined]
+    seating.table_for_update = table_then_note_pid  # type: ignore[attr-defined]
     try:
         response = client.post(f"/api/tables/{table.pk}/join/")
     finally:
-        services.table_for_update = original  # type: ignore[attr-defined]
+        seating.table_for_update = original  # type: ignore[attr-defined]
     assert done.wait(30)
     helper.join()
     assert not helper_error, helper_error

@@ -20,14 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
         (
             IllegalActionError("a joker on the open pile cannot be picked up", rule="docs/rules.md §6.5"),
             {
-                "code": "IllegalActionError",
+                "code": "illegal_action",
                 "rule": "docs/rules.md §6.5",
                 "message": "a joker on the open pile cannot be picked up",
             },
         ),
         (
             InvalidCardError("not a card: 'ZZ'"),
-            {"code": "InvalidCardError", "rule": "docs/rules.md §1", "message": "not a card: 'ZZ'"},
+            {"code": "invalid_card", "rule": "docs/rules.md §1", "message": "not a card: 'ZZ'"},
         ),
         (
             NotSeated("you have no seat at this table"),
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
         (
             InsufficientFunds(account_ref="wallet:1", balance=5, required=10),
             {
-                "code": "InsufficientFunds",
+                "code": "insufficient_funds",
                 "rule": "",
                 "message": "insufficient funds in wallet:1: balance 5 paise, needs 10 paise",
             },

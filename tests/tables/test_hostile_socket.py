@@ -19,10 +19,10 @@ from rummy_site.asgi import application
 from tables import services, sockets
 from tables.models import GameEvent, PoolGame, Table
 from tests.helpers import session_cookie
+from tests.sockets import ORIGIN, open_socket
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ORIGIN = (b"origin", b"http://localhost")
 
 
 def _started() -> tuple[Table, PoolGame, list[User]]:
@@ -36,16 +36,6 @@ def _started() -> tuple[Table, PoolGame, list[User]]:
 def game_fingerprint(game_id: int) -> tuple[Any, ...]:
     game = PoolGame.objects.get(pk=game_id)
     return game.version, game.state, game.answers, GameEvent.objects.filter(game_id=game_id).count()
-
-
-async def open_socket(
-    user: User, path: str, *, headers: list[tuple[bytes, bytes]] | None = None
-) -> WebsocketCommunicator:
-    cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(application, path, headers=headers or [ORIGIN, (b"cookie", cookie)])
-    connected, code = await communicator.connect()
-    assert connected, code
-    return communicator
 
 
 async def still_open(page: WebsocketCommunicator) -> None:

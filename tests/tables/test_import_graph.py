@@ -70,6 +70,16 @@ def test_tables_modules_import_one_another_without_a_circle() -> None:
 
 def test_what_drives_games_sits_above_the_services() -> None:
     graph = _graph()
-    assert "services" in graph["drivers"] and "drivers" in graph["tasks"]
-    for low in ("services", "notify", "practice", "gamerows", "selectors"):
+    assert {"play", "timers"} <= graph["drivers"] and "drivers" in graph["tasks"]
+    for low in (
+        "services",
+        "seating",
+        "play",
+        "timers",
+        "record",
+        "settlement",
+        "notify",
+        "practice",
+        "gamerows",
+    ):
         assert not graph[low] & {"tasks", "drivers"}, f"{low} imports what drives the games"

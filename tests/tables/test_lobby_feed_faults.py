@@ -49,7 +49,8 @@ def join_by_form(port: int, cookie: str, table_id: int) -> str:
     base = f"http://127.0.0.1:{port}"
     opener = urllib.request.build_opener(_NoRedirect)
     page = opener.open(urllib.request.Request(f"{base}/", headers={"Cookie": cookie}), timeout=10)
-    csrf = re.search(r"csrftoken=([^;]+)", page.headers.get("Set-Cookie", "")).group(1)  # type: ignore[union-attr]
+    cookies = "\n".join(page.headers.get_all("Set-Cookie") or [])  # the device cookie may come first
+    csrf = re.search(r"csrftoken=([^;]+)", cookies).group(1)  # type: ignore[union-attr]
     request = urllib.request.Request(
         f"{base}/tables/{table_id}/join/",
         data=b"",

@@ -11,7 +11,7 @@ import pytest
 from game_engine import events as ev
 from game_engine import game as engine
 from game_engine.game import GameState
-from tables import services
+from tables import play, services
 from tables.models import PoolGame
 from tests.tables.conftest import make_player, make_table
 from wallet.audit import check_ledger
@@ -39,13 +39,13 @@ def _game_in_rejoin_window() -> tuple[PoolGame, list[Any]]:
 
 def test_the_rejoin_fee_charged_is_the_one_the_engine_emitted(monkeypatch: pytest.MonkeyPatch) -> None:
     game, (rejoiner, *_) = _game_in_rejoin_window()
-    real_apply = services.apply
+    real_apply = play.apply
 
     def apply(state: GameState, action: Any) -> tuple[GameState, list[ev.Event]]:
         new, events = real_apply(state, action)
         return new, [dataclasses.replace(e, fee=777) if isinstance(e, ev.Rejoined) else e for e in events]
 
-    monkeypatch.setattr(services, "apply", apply)
+    monkeypatch.setattr(play, "apply", apply)
     before = wallet_balance(user=rejoiner)
     answer = services.game_act(game_id=game.pk, user=rejoiner, request_id="r1", action={"type": "rejoin"})
     assert answer["ok"] is True
@@ -55,13 +55,13 @@ def test_the_rejoin_fee_charged_is_the_one_the_engine_emitted(monkeypatch: pytes
 
 def test_a_rejoin_the_engine_did_not_emit_charges_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     game, (rejoiner, *_) = _game_in_rejoin_window()
-    real_apply = services.apply
+    real_apply = play.apply
 
     def apply(state: GameState, action: Any) -> tuple[GameState, list[ev.Event]]:
         new, events = real_apply(state, action)
         return new, [e for e in events if not isinstance(e, ev.Rejoined)]
 
-    monkeypatch.setattr(services, "apply", apply)
+    monkeypatch.setattr(play, "apply", apply)
     before = wallet_balance(user=rejoiner)
     services.game_act(game_id=game.pk, user=rejoiner, request_id="r1", action={"type": "rejoin"})
     assert wallet_balance(user=rejoiner) == before

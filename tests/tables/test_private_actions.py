@@ -189,7 +189,7 @@ async def test_groups_are_evaluated_over_the_table_socket_as_the_api_does() -> N
 
         await page.send_json_to({"type": "evaluate", "request_id": "e-3", "groups": [["ZZ"]]})
         refused = await _answer(page, "evaluation", "e-3")
-        assert refused["ok"] is False and refused["error"]["code"] == "InvalidCardError"
+        assert refused["ok"] is False and refused["error"]["code"] == "invalid_card"
         await page.send_json_to({"type": "evaluate", "request_id": "e-4", "groups": "AH", "wild_rank": 0})
         refused = await _answer(page, "evaluation", "e-4")
         assert refused["ok"] is False and refused["error"]["code"] == "bad_request"

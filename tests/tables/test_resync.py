@@ -16,24 +16,12 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from accounts.models import User
-from rummy_site.asgi import application
 from tables import notify, resync, services
-from tables.models import PoolGame, Table
-from tests.helpers import session_cookie
+from tables.models import PoolGame
+from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ORIGIN = (b"origin", b"http://localhost")
-
-
-async def _socket(user: User, table: Table) -> WebsocketCommunicator:
-    cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
 
 
 @sync_to_async
@@ -63,7 +51,7 @@ async def test_a_socket_behind_after_a_lost_notice_is_rebuilt_from_the_database(
     asha, ravi = await sync_to_async(make_player)("asha"), await sync_to_async(make_player)("ravi")
     await sync_to_async(services.table_join)(table_id=table.pk, user=asha)
     await sync_to_async(services.table_join)(table_id=table.pk, user=ravi)
-    sockets = {asha.pk: await _socket(asha, table), ravi.pk: await _socket(ravi, table)}
+    sockets = {asha.pk: await open_table(asha, table.pk), ravi.pk: await open_table(ravi, table.pk)}
     try:
         snapshots = {pk: await s.receive_json_from(timeout=5) for pk, s in sockets.items()}
         first = snapshots[asha.pk]

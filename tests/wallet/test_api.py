@@ -70,7 +70,7 @@ def test_daily_claim_then_409(api: APIClient, player: User) -> None:
     assert first.json()["balance"] == 500_00
     second = api.post("/api/wallet/daily/")
     assert second.status_code == 409
-    assert "already claimed" in second.json()["detail"]
+    assert "already claimed" in second.json()["message"]
     assert LedgerTransaction.objects.filter(kind="daily_topup").count() == 1
 
 

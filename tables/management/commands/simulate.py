@@ -12,7 +12,7 @@ from django.db.models import Count
 
 from integrity import simulation
 from tables import clock as table_clock
-from tables import drivers, notify, practice, services
+from tables import drivers, notify, practice, seating
 from tables.clock import OffsetClock
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from wallet.audit import check_ledger
@@ -69,7 +69,7 @@ class Command(BaseCommand):
             with notify.suppressed():
                 for n in range(games):
                     for bot in bots:
-                        seat = services.table_join(table_id=table.pk, user=bot)
+                        seat = seating.table_join(table_id=table.pk, user=bot)
                     game = seat.game
                     if options["seed"] is not None:
                         PoolGame.objects.filter(pk=game.pk).update(seed=options["seed"] + n)

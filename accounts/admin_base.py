@@ -1,4 +1,8 @@
-"""Admin bases for records only a service layer writes: staff may look, never edit."""
+"""Admin bases for records only a service layer writes: staff may look, never edit.
+
+Here, in the lowest app with an admin, so that every app's admin may use them (the apps are
+layered, pyproject.toml's import-linter contract: none imports one above it).
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,472 @@
+"""What the server sends on the table and lobby sockets, each message typed once (docs/protocol.md).
+
+In the style of lila-ws' ``ClientOut`` and Zulip's event schema: every message the server
+sends is a dataclass below, and every place that sends one builds it here and sends its
+``wire()`` (the JSON object, ``{"type": ..., **fields}``; a field marked ``OMIT_NONE`` is left
+out while it is None). The events inside an ``update`` are the engine's catalogue
+(``game_engine.events``), the error bodies ``tables.errors``' catalogue.
+
+From these declarations come docs/protocol.md's message and error tables (``messages_table``,
+``errors_table``) and ``static/js/contract.schema.json`` (``json_schema``), the JSON Schema the
+page's types are made from; ``manage.py wire_contract`` writes them and
+``tests/tables/test_contract.py`` fails when they differ from the declarations.
+
+``wire()`` (and ``build(**fields)``, the same without making an object) is made for each class
+when it is declared (``_message``), as ``dataclasses`` makes ``__init__``: an ``update`` is built
+for every seat at every move, so ``Update.build`` costs what the dict literal it replaces cost.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypeVar, Union
+
+from pydantic import TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+from typing_extensions import TypedDict
+
+from game_engine import events as ev
+from game_engine.events import OMIT_NONE
+from tables import errors
+
+#: Where ``json_schema()`` is kept for the page (generated; a test keeps it current).
+SCHEMA_PATH = "static/js/contract.schema.json"
+
+
+# ---------------------------------------------------------------------- the parts of messages
+class ErrorBody(TypedDict):
+    """Every error a client sees (``tables.errors.error_payload``)."""
+
+    code: str
+    rule: str
+    message: str
+
+
+class TableSummary(TypedDict):
+    """A table as the lobby lists it (``GET /api/tables/``) and the table page heads it."""
+
+    id: int
+    name: str
+    format: str
+    format_label: str
+    entry_fee: int
+    entry_fee_display: str
+    seats: int
+    seats_taken: int
+    status: Literal["open", "playing"]
+    practice: bool
+    private: bool
+    game_id: int | None
+    prize_pool: int
+    prize_pool_display: str
+    decks: int
+    turn_seconds: int
+
+
+class GameHeader(TypedDict):
+    """The table's game: its status and the server's next deadline; ``result`` once it is over."""
+
+    id: int
+    status: Literal["waiting", "running", "finished", "cancelled"]
+    version: int
+    deadline_at: str | None
+    deadline_kind: str
+    result: dict[str, Any] | None
+
+
+class SeatRow(TypedDict):
+    """A taken chair: ``position`` at the table, ``seat`` in the engine (None before the start)."""
+
+    position: int
+    seat: int | None
+    name: str
+    is_bot: bool
+
+
+class You(TypedDict):
+    """Who this socket is: a seated player, or a spectator (``position`` and ``seat`` None)."""
+
+    user_id: int
+    name: str
+    position: int | None
+    seat: int | None
+
+
+class GroupVerdict(TypedDict):
+    kind: Literal["pure_sequence", "impure_sequence", "set", "invalid"]
+    points: int
+
+
+#: The view of one seat (docs/protocol.md, "The view"): ``game_engine.views.view_for``.
+View = dict[str, Any]
+#: One event of ``game_engine.events.CATALOGUE`` as ``to_wire`` makes it.
+EventObject = Union[tuple(ev.CATALOGUE.values())]  # type: ignore[valid-type]  # noqa: UP007
+
+
+# ---------------------------------------------------------------------- messages
+@dataclass(slots=True)
+class Message:
+    """Base of every server -> client message; ``type`` (and a notice's ``kind``) is its name."""
+
+    type: ClassVar[str] = ""
+    kind: ClassVar[str | None] = None
+    #: One line for docs/protocol.md: when it is sent.
+    doc: ClassVar[str] = ""
+
+    def wire(self) -> dict[str, Any]:  # made for each class by ``_message``
+        raise NotImplementedError
+
+    @staticmethod
+    def build(**fields: Any) -> dict[str, Any]:  # made for each class by ``_message``
+        """The message as its JSON object, made straight from its fields (no object)."""
+        raise NotImplementedError
+
+
+M = TypeVar("M", bound=type[Message])
+
+
+def _message(cls: M) -> M:
+    """Give ``cls`` its ``wire()`` and its ``build(**fields)``: a dict literal of its fields, the
+    ``OMIT_NONE`` ones added when set. ``build`` takes exactly the class's fields (a missing or
+    unknown one is a ``TypeError``, as for the class) and makes no object on the way: the update
+    of every seat at every move is built with it."""
+    fields = dataclasses.fields(cls)
+    kept = [f.name for f in fields if not f.metadata.get("omit_none")]
+    omitted = [f.name for f in fields if f.metadata.get("omit_none")]
+    head = [f"'type': {cls.type!r}"] + ([f"'kind': {cls.kind!r}"] if cls.kind else [])
+    namespace: dict[str, Any] = {}
+    for name, get, params in (
+        ("wire", "self.{}", "self"),
+        ("build", "{}", ", ".join(["*", *kept, *(f"{f}=None" for f in omitted)])),
+    ):
+        body = ", ".join(head + [f"{f!r}: {get.format(f)}" for f in kept])
+        lines = [f"def {name}({params}):", f"    out = {{{body}}}"]
+        lines += [f"    if {get.format(f)} is not None: out[{f!r}] = {get.format(f)}" for f in omitted]
+        lines.append("    return out")
+        exec("\n".join(lines), {}, namespace)  # noqa: S102 - code made from the class's own field names
+        namespace[name].__qualname__ = f"{cls.__qualname__}.{name}"
+        namespace[name].__doc__ = f"The ``{cls.type}`` message as its JSON object."
+    cls.wire = namespace["wire"]  # type: ignore[method-assign]
+    cls.build = staticmethod(namespace["build"])  # type: ignore[attr-defined]
+    return cls
+
+
+def _omit_none() -> Any:
+    return field(default=None, metadata=OMIT_NONE)
+
+
+@_message
+@dataclass(slots=True)
+class Snapshot(Message):
+    type: ClassVar[str] = "snapshot"
+    doc: ClassVar[str] = (
+        "on connect and when asked: everything this socket's user may see now; `game` null before "
+        "anyone sits, `view` null while the game waits for players"
+    )
+    version: int
+    table: TableSummary
+    game: GameHeader | None
+    seats: list[SeatRow]
+    you: You
+    view: View | None
+
+
+@_message
+@dataclass(slots=True)
+class Update(Message):
+    type: ClassVar[str] = "update"
+    doc: ClassVar[str] = (
+        "the game moved on to `version`: its `events` and this seat's new `view`; rebuilt from the "
+        "database after a gap or while the game waits for players (`rebuilt`, with `seats` and "
+        "`table`, every event since the socket's version, each with its `version`)"
+    )
+    version: int
+    events: list[EventObject]
+    view: View | None
+    game: GameHeader | None
+    seats: list[SeatRow] | None = _omit_none()
+    table: TableSummary | None = _omit_none()
+    rebuilt: Literal[True] | None = _omit_none()
+
+
+@_message
+@dataclass(slots=True)
+class ViewChanged(Message):
+    type: ClassVar[str] = "view"
+    doc: ClassVar[str] = (
+        "your own view changed at the same `version`: an `arrange` sent from another of your sockets"
+    )
+    version: int
+    view: View
+
+
+@_message
+@dataclass(slots=True)
+class Result(Message):
+    type: ClassVar[str] = "result"
+    doc: ClassVar[str] = (
+        "the answer to one `action`: `ok` and the game's `version`, or `error` (nothing changed); "
+        "`repeated` when the `request_id` was answered before"
+    )
+    request_id: str | None
+    ok: bool
+    version: int | None = _omit_none()
+    error: ErrorBody | None = _omit_none()
+    repeated: Literal[True] | None = _omit_none()
+
+
+@_message
+@dataclass(slots=True)
+class Evaluation(Message):
+    type: ClassVar[str] = "evaluation"
+    doc: ClassVar[str] = (
+        "the answer to `evaluate`: each group's `kind` and `points`, the `points` of the whole, "
+        "whether it is a `valid` declaration and `score`, the points capped at the table's full "
+        "count (docs/rules.md §5.4); or `error`"
+    )
+    request_id: str | None
+    ok: bool
+    groups: list[GroupVerdict] | None = _omit_none()
+    points: int | None = _omit_none()
+    valid: bool | None = _omit_none()
+    score: int | None = _omit_none()
+    error: ErrorBody | None = _omit_none()
+
+
+@_message
+@dataclass(slots=True)
+class Error(Message):
+    type: ClassVar[str] = "error"
+    doc: ClassVar[str] = "a message refused before it was read as an action (the socket stays open)"
+    error: ErrorBody
+
+
+@_message
+@dataclass(slots=True)
+class GameCancelledNotice(Message):
+    type: ClassVar[str] = "notice"
+    kind: ClassVar[str | None] = "game_cancelled"
+    doc: ClassVar[str] = (
+        "staff cancelled the game, or closed the table of a game waiting for players: staff's "
+        "`message` to the players, the `settlement` and in a sentence (`money`), `payouts` by user "
+        "id in paise and in rupees (`payouts_display`)"
+    )
+    game_id: int
+    message: str
+    money: str
+    settlement: Literal["refund", "split", "none"]
+    payouts: dict[str, int]
+    payouts_display: dict[str, str]
+
+
+@_message
+@dataclass(slots=True)
+class PlayReminderNotice(Message):
+    type: ClassVar[str] = "notice"
+    kind: ClassVar[str | None] = "play_reminder"
+    doc: ClassVar[str] = (
+        "a seated player's play time today (UTC) passed another `PLAY_REMINDER_SECONDS`: "
+        "`played_minutes`, and the `message` to show"
+    )
+    played_minutes: int
+    message: str
+
+
+@_message
+@dataclass(slots=True)
+class Pong(Message):
+    type: ClassVar[str] = "pong"
+    doc: ClassVar[str] = "the answer to `ping`; at a table, with the `version` the socket shows"
+    version: int | None = _omit_none()
+
+
+@_message
+@dataclass(slots=True)
+class LobbyUpdate(Message):
+    type: ClassVar[str] = "lobby_update"
+    doc: ClassVar[str] = (
+        "the lobby socket: the `tables` whose seats or status changed, at most one a "
+        "`LOBBY_PUSH_SECONDS`; `rows`: the public ones' rows as `GET /api/tables/` gives them "
+        "(null if they could not be read)"
+    )
+    tables: list[int]
+    rows: list[TableSummary] | None
+
+
+#: Every message the table socket sends, by name (a notice by ``notice.<kind>``).
+TABLE_MESSAGES: tuple[type[Message], ...] = (
+    Snapshot,
+    Update,
+    ViewChanged,
+    Result,
+    Evaluation,
+    Error,
+    GameCancelledNotice,
+    PlayReminderNotice,
+    Pong,
+)
+#: Every message the lobby socket sends.
+LOBBY_MESSAGES: tuple[type[Message], ...] = (LobbyUpdate, Pong, Error)
+MESSAGES: tuple[type[Message], ...] = (*TABLE_MESSAGES, LobbyUpdate)
+#: The notice kinds (``notice.kind``).
+NOTICE_KINDS: tuple[str, ...] = tuple(m.kind for m in MESSAGES if m.kind)
+
+
+def name_of(message: type[Message]) -> str:
+    """``update``, or ``notice`` + ``game_cancelled`` as ``notice.game_cancelled``."""
+    return f"{message.type}.{message.kind}" if message.kind else message.type
+
+
+# ---------------------------------------------------------------------- docs/protocol.md
+def _type_text(f: dataclasses.Field[Any]) -> str:
+    """A field's annotation in words: ``int or null``, ``"refund", "split" or "none"``."""
+    text = str(f.type).replace("Literal[True] | None", "true").replace(" | None", " or null")
+    text = re.sub(r"Literal\[(.*?)\]", lambda m: m.group(1).replace("'", '"').replace(", ", " or "), text)
+    return text.replace("|", "or")
+
+
+def messages_table() -> str:
+    """docs/protocol.md's table of server -> client messages (a test keeps them equal)."""
+    lines = ["| message | socket | fields | when |", "|---|---|---|---|"]
+    for message in MESSAGES:
+        where = ", ".join(
+            name for name, group in (("table", TABLE_MESSAGES), ("lobby", LOBBY_MESSAGES)) if message in group
+        )
+        parts = []
+        for f in dataclasses.fields(message):
+            absent = " (absent when null)" if f.metadata.get("omit_none") else ""
+            parts.append(f"`{f.name}`: {_type_text(f)}{absent}")
+        name = f"`{message.type}` (`kind`: `{message.kind}`)" if message.kind else f"`{message.type}`"
+        lines.append(f"| {name} | {where} | {', '.join(parts) or 'none'} | {message.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def errors_table() -> str:
+    """docs/protocol.md's table of error codes, from ``tables.errors.CATALOGUE``."""
+    lines = ["| code | HTTP | raised by | when |", "|---|---|---|---|"]
+    for entry in errors.CATALOGUE:
+        raised = ", ".join(f"`{cls.__name__}`" for cls in entry.raised_by) or "the socket itself"
+        lines.append(f"| `{entry.code}` | {entry.status} | {raised} | {entry.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- JSON Schema for the page
+class _Schema(GenerateJsonSchema):
+    """pydantic's JSON Schema of the dataclasses, plus what it cannot see: the ``type`` (and
+    ``kind``) each class names in a ``ClassVar``, and fields left out while None (not null)."""
+
+    def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
+        out = super().dataclass_schema(schema)
+        cls = schema["cls"]
+        props = out.setdefault("properties", {})
+        for f in dataclasses.fields(cls):
+            prop = props.get(f.name, {})
+            prop.pop("title", None)
+            prop.pop("default", None)
+            if f.metadata.get("omit_none") and "anyOf" in prop:
+                kept = [alt for alt in prop.pop("anyOf") if alt != {"type": "null"}]
+                prop.update(kept[0] if len(kept) == 1 else {"anyOf": kept})
+        named = {"type": {"const": cls.type}}
+        if getattr(cls, "kind", None):
+            named["kind"] = {"const": cls.kind}
+        if issubclass(cls, ev.Event):  # after a gap (``rebuilt``) each event carries its version
+            props["version"] = {"type": "integer"}
+        out["properties"] = {**named, **props}
+        out["required"] = [*named] + [
+            f.name for f in dataclasses.fields(cls) if not f.metadata.get("omit_none")
+        ]
+        out["additionalProperties"] = False
+        if cls.doc:
+            out["description"] = cls.doc.replace("`", "")
+        out.pop("title", None)
+        return out
+
+    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
+        out = super().typed_dict_schema(schema)
+        for prop in out.get("properties", {}).values():
+            prop.pop("title", None)
+        if schema.get("cls") is ErrorBody:
+            out["properties"]["code"]["enum"] = [entry.code for entry in errors.CATALOGUE]
+        out.pop("title", None)
+        return out
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of every server -> client message (``oneOf``), the events and the errors."""
+    union = Union[MESSAGES]  # type: ignore[valid-type]  # noqa: UP007
+    schema = TypeAdapter(union).json_schema(schema_generator=_Schema, ref_template="#/$defs/{model}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "contract.schema.json",
+        "title": "Server -> client messages of the table and lobby sockets (docs/protocol.md)",
+        "description": (
+            "Generated from tables/contract.py by `manage.py wire_contract`; do not edit. "
+            "Error codes: docs/protocol.md, Errors."
+        ),
+        "oneOf": schema["anyOf"],
+        "$defs": schema["$defs"],
+    }
+
+
+def schema_text() -> str:
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+# ---------------------------------------------------------------------- the JSON API's errors
+def document_api_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: every error answer of every operation is an ``Error``.
+
+    Views name their refusals' statuses (``OpenApiResponse(description=...)``); the body is the
+    one shape ``api_exception_handler`` gives every API error, declared here once for every app.
+    """
+    components = result.setdefault("components", {}).setdefault("schemas", {})
+    components["Error"] = _error_component()
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            for status, answer in operation.get("responses", {}).items():
+                if str(status)[0] in "45":
+                    answer["content"] = {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                    }
+    return result
+
+
+def _error_component() -> dict[str, Any]:
+    """``ErrorBody``'s JSON Schema, its ``code`` one of the catalogue's."""
+    return TypeAdapter(ErrorBody).json_schema(schema_generator=_Schema)
+
+
+# ---------------------------------------------------------------------- the generated files
+#: docs/protocol.md's generated sections, between ``<!-- name:begin ... -->`` and ``<!-- name:end -->``.
+PROTOCOL_PATH = "docs/protocol.md"
+SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
+    "events": ("game_engine/events.py", ev.protocol_table),
+    "messages": ("tables/contract.py", messages_table),
+    "errors": ("tables/errors.py", errors_table),
+}
+
+
+def with_sections(text: str) -> str:
+    """docs/protocol.md's ``text`` with each generated section made anew (``SECTIONS``)."""
+    for name, (source, make) in SECTIONS.items():
+        pattern = re.compile(rf"<!-- {name}:begin[^>]*-->\n.*?<!-- {name}:end -->", flags=re.S)
+        block = f"<!-- {name}:begin (generated from {source}) -->\n{make()}<!-- {name}:end -->"
+        text, found = pattern.subn(lambda _m, block=block: block, text)
+        if found != 1:
+            raise ValueError(f"{PROTOCOL_PATH} must hold one {name}:begin/{name}:end section, not {found}")
+    return text
+
+
+def generated_files(root: Path) -> dict[Path, str]:
+    """Each generated file under ``root`` with the text it must hold."""
+    protocol = root / PROTOCOL_PATH
+    return {
+        protocol: with_sections(protocol.read_text(encoding="utf-8")),
+        root / SCHEMA_PATH: schema_text(),
+    }

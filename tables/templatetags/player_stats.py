@@ -1,0 +1,21 @@
+"""``{% load player_stats %}{% player_stats user as stats %}``: a player's statistics on their profile.
+
+The profile page belongs to ``accounts``, which sits below the tables and imports none of
+them: the page asks the tables for the statistics itself (``tables.stats``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from accounts.models import User
+from tables.stats import player_stats as _player_stats
+
+register = template.Library()
+
+
+@register.simple_tag
+def player_stats(user: User) -> dict[str, Any]:
+    return _player_stats(user)

@@ -1,0 +1,253 @@
+"""One wire contract (issue 24): what the sockets and the API send is what ``tables/contract.py``
+and the error catalogue declare, and docs/protocol.md and the page's JSON Schema are made from them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
+
+from game_engine import errors as engine_errors
+from game_engine.events import CATALOGUE as EVENTS
+from game_engine.game import GameState
+from tables import contract, errors, reminders, services, staffops
+from tables.models import GameEvent, PoolGame, Table
+from tests.sockets import Message, of_type, open_socket, open_table, until
+from tests.tables.conftest import make_player, make_table
+from wallet import errors as wallet_errors
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------------- the generated files
+@pytest.mark.parametrize("path", [contract.PROTOCOL_PATH, contract.SCHEMA_PATH])
+def test_what_is_made_from_the_contract_is_current(path: str) -> None:
+    made = contract.generated_files(ROOT)[ROOT / path]
+    assert (ROOT / path).read_text(encoding="utf-8") == made, (
+        f"{path} differs from tables/contract.py, tables/errors.py and game_engine/events.py: "
+        "run `DEBUG=1 .venv/bin/python manage.py wire_contract`"
+    )
+
+
+def test_the_protocol_document_lists_every_message_notice_kind_and_error_code() -> None:
+    text = (ROOT / contract.PROTOCOL_PATH).read_text(encoding="utf-8")
+    for message in contract.MESSAGES:
+        assert f"| `{message.type}`" in text, message
+    for kind in contract.NOTICE_KINDS:
+        assert f"(`kind`: `{kind}`)" in text, kind
+    for entry in errors.CATALOGUE:
+        assert f"| `{entry.code}` | {entry.status} |" in text, entry.code
+
+
+# ---------------------------------------------------------------------- the error catalogue
+def _refusals() -> list[type[Exception]]:
+    found: list[type[Exception]] = []
+    for module in (engine_errors, errors, wallet_errors):
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Exception)
+                and value.__module__ == module.__name__
+            ):
+                found.append(value)
+    return found
+
+
+def test_every_code_is_snake_case_and_declared_once() -> None:
+    codes = [entry.code for entry in errors.CATALOGUE]
+    assert len(codes) == len(set(codes))
+    assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", code) for code in codes), codes
+    classes = [cls for entry in errors.CATALOGUE for cls in entry.raised_by]
+    assert len(classes) == len(set(classes)), "an exception class is in two entries"
+
+
+@pytest.mark.parametrize("cls", _refusals(), ids=lambda cls: cls.__name__)
+def test_every_refusal_class_has_its_own_code(cls: type[Exception]) -> None:
+    """No exception of the engine, the tables or the wallet reaches a client under a base class's code."""
+    entry = errors.CODES[next(e.code for e in errors.CATALOGUE if cls in e.raised_by)]
+    assert cls in entry.raised_by and errors.error_code(cls.__new__(cls)) is entry
+
+
+def test_no_exception_class_carries_a_code_of_its_own() -> None:
+    """The catalogue is the one place a code is written (``limit_reached`` was on two classes)."""
+    assert [cls.__name__ for cls in _refusals() if "code" in vars(cls)] == []
+
+
+# ---------------------------------------------------------------------- the JSON API's errors
+@pytest.mark.django_db
+def test_every_api_error_is_code_rule_message(client: Client) -> None:
+    shape = {"code", "rule", "message"}
+    anonymous = client.get("/api/tables/")
+    assert anonymous.status_code == 403 and set(anonymous.json()) == shape
+    assert anonymous.json()["code"] == "not_authenticated"
+    client.force_login(make_player("asha"))
+    for method, path, status, code in [
+        ("get", "/api/history/deals/987654/", 404, "not_found"),
+        ("get", "/api/tables/987654/", 404, "not_found"),
+        ("post", "/api/tables/987654/join/", 404, "unknown_table"),
+        ("get", "/api/tables/?ids=x", 400, "bad_request"),
+        ("delete", "/api/wallet/", 405, "method_not_allowed"),
+        ("post", "/api/groups/evaluate/", 400, "bad_request"),
+    ]:
+        answer = getattr(client, method)(path)
+        assert answer.status_code == status and set(answer.json()) == shape, (path, answer.content)
+        assert answer.json()["code"] == code and answer.json()["message"], (path, answer.json())
+
+
+# ---------------------------------------------------------------------- the sockets
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((ROOT / contract.SCHEMA_PATH).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _valid(validator: jsonschema.Draft202012Validator, message: Message) -> None:
+    problems = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in validator.iter_errors(message)
+    ]
+    assert problems == [], (message.get("type"), problems)
+
+
+def test_the_schema_refuses_a_message_the_contract_does_not_declare(
+    validator: jsonschema.Draft202012Validator,
+) -> None:
+    """The check below can fail: a field that is not declared, or a wrong type, is refused."""
+    good = contract.Pong(version=3).wire()
+    assert validator.is_valid(good)
+    assert not validator.is_valid({**good, "extra": 1})
+    assert not validator.is_valid({**good, "version": "3"})
+    assert not validator.is_valid({"type": "notice", "kind": "game_cancelled", "message": "bye"})
+
+
+pytestmark_sockets = pytest.mark.django_db(transaction=True)
+
+
+@sync_to_async
+def _join(user: Any, table: Table) -> None:
+    services.table_join(table_id=table.pk, user=user)
+
+
+@pytestmark_sockets
+async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.Draft202012Validator) -> None:
+    """A waiting table filling up, a game started, a move, an evaluation, refusals, a ping, a
+    cancellation and a reminder: every frame of the table and lobby sockets matches the schema,
+    and each event sent is the event the game's log keeps."""
+    table = await sync_to_async(make_table)(seats=3, fee=1_000, seed=5)
+    asha, ravi, meena = [await sync_to_async(make_player)(name) for name in ("asha", "ravi", "meena")]
+    await _join(asha, table)
+    page = await open_table(asha, table.pk)
+    lobby = await open_socket(ravi, "/ws/lobby/")
+    frames: list[Message] = []
+    try:
+        frames.append(await until(page, of_type("snapshot")))
+        assert frames[-1]["table"]["seats_taken"] == 1
+
+        await _join(ravi, table)  # a second player sits down: the page's "2 / 3 seats taken"
+        seated = await until(page, of_type("update"))
+        frames.append(seated)
+        assert seated["rebuilt"] is True and seated["table"]["seats_taken"] == 2, seated
+        assert [e["type"] for e in seated["events"]] == ["seat_taken"]
+        frames.append(await until(lobby, of_type("lobby_update")))
+
+        await page.send_json_to({"type": "ping"})
+        frames.append(await until(page, of_type("pong")))
+        await lobby.send_json_to({"type": "ping"})
+        frames.append(await until(lobby, of_type("pong")))
+        await page.send_to(text_data="not json")
+        frames.append(await until(page, of_type("error")))
+        await page.send_json_to({"type": "action", "request_id": "early", "action": {"type": "drop"}})
+        frames.append(await until(page, of_type("result")))
+        assert frames[-1]["ok"] is False and frames[-1]["error"]["code"] == "no_game"
+
+        await _join(meena, table)  # the last seat: the game starts under the open page
+        started = await until(page, lambda m: m["type"] == "update" and m["view"] is not None)
+        frames.append(started)
+        game = await sync_to_async(PoolGame.objects.get)(table=table)
+        state = GameState.from_dict(game.state)
+        me = next(i for i, p in enumerate(state.players) if p.id == str(asha.pk))
+        groups = [list(g) for g in started["view"]["arrangement"]]
+        await page.send_json_to({"type": "evaluate", "request_id": "e1", "groups": groups})
+        frames.append(await until(page, of_type("evaluation", request_id="e1")))
+        await page.send_json_to({"type": "evaluate", "request_id": "e2", "groups": [["ZZ"]]})
+        frames.append(await until(page, of_type("evaluation", request_id="e2")))
+        assert frames[-1]["error"]["code"] == "invalid_card"
+        other_tab = await open_table(asha, table.pk)  # an arrangement made in one tab reaches the other
+        try:
+            frames.append(await until(other_tab, of_type("snapshot")))
+            arrange = {"type": "arrange", "groups": [sum(groups, [])]}
+            await page.send_json_to({"type": "action", "request_id": "r1", "action": arrange})
+            frames.append(await until(page, of_type("result", request_id="r1")))
+            frames.append(await until(other_tab, of_type("view")))
+        finally:
+            await other_tab.disconnect()
+        action = (
+            {"type": "drop"} if state.deal and state.deal.turn == me else {"type": "auto_drop", "on": True}
+        )
+        await page.send_json_to({"type": "action", "request_id": "a1", "action": action})
+        frames.append(await until(page, of_type("result", request_id="a1")))
+        assert frames[-1]["ok"] is True, frames[-1]
+        await page.send_json_to({"type": "action", "request_id": "a1", "action": action})
+        frames.append(await until(page, of_type("result", request_id="a1")))
+        assert frames[-1]["repeated"] is True
+
+        await sync_to_async(staffops.cancel_game)(game_id=game.pk, message="A fault at the server.")
+        notice = await until(page, of_type("notice"), seen=frames)
+        frames.append(notice)
+        # the table waits for players again: its page gets a snapshot without the cancelled game
+        frames.append(await until(page, lambda m: m["type"] == "snapshot" and m["game"] is None, seen=frames))
+    finally:
+        await page.disconnect()
+        await lobby.disconnect()
+    frames.append(reminders.reminder(3_600))
+
+    for frame in frames:
+        _valid(validator, frame)
+    assert {f["type"] for f in frames} >= {m.type for m in contract.MESSAGES}
+
+    # what was sent is what the log keeps: the seat events and the cancellation included
+    stored = await sync_to_async(
+        lambda: [
+            {"type": e.type, **e.data}
+            for e in GameEvent.objects.filter(game=game, type__in=["seat_taken", "game_cancelled"]).order_by(
+                "seq"
+            )
+        ]
+    )()
+    assert [e["type"] for e in stored] == [
+        "seat_taken",
+        "seat_taken",
+        "game_cancelled",
+    ]  # meena's seat started it
+    assert seated["events"][0] == {**stored[1], "version": seated["version"]}
+    assert stored[2] == {
+        "type": "game_cancelled",
+        "message": notice["message"],
+        "settlement": notice["settlement"],
+        "payouts": notice["payouts"],
+        "rake": 0,
+    }
+    for event in stored:
+        _valid(validator, {"type": "update", "version": 1, "events": [event], "view": None, "game": None})
+    assert set(EVENTS) >= {"seat_taken", "seat_left", "game_cancelled"}
+
+
+@pytestmark_sockets
+def test_a_seat_given_up_before_the_start_is_in_the_log() -> None:
+    table = make_table(seats=3, fee=1_000)
+    asha = make_player("asha")
+    services.table_join(table_id=table.pk, user=asha)
+    services.table_leave(table_id=table.pk, user=asha)
+    game = PoolGame.objects.get(table=table)
+    logged = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("type", "version", "data"))
+    assert logged == [
+        ("seat_taken", 1, {"position": 0, "name": "Asha"}),
+        ("seat_left", 2, {"position": 0, "name": "Asha"}),
+    ]
+    assert game.event_count == 2 and game.version == 2
