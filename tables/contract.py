@@ -404,8 +404,9 @@ def json_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "contract.schema.json",
-        "title": "Server -> client messages of the table and lobby sockets (docs/protocol.md)",
+        "title": "ServerMessage",
         "description": (
+            "The server -> client messages of the table and lobby sockets (docs/protocol.md). "
             "Generated from tables/contract.py by `manage.py wire_contract`; do not edit. "
             "Error codes: docs/protocol.md, Errors."
         ),

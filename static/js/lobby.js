@@ -180,17 +180,27 @@ function start() {
     message(msg) {
       // at most one a second from the server (tables/lobbyfeed.py); every open lobby hears it at
       // the same moment, so each waits a moment of its own before asking for the tables it names
-      if (!msg || msg.type !== "lobby_update") return;
-      onUpdate(msg, (ids) => {
-        ids.forEach((id) => pending.add(id));
-        if (timer !== null) return;
-        timer = setTimeout(() => {
-          timer = null;
-          const asked = Array.from(pending);
-          pending.clear();
-          refresh(asked);
-        }, 100 + Math.random() * 600);
-      });
+      if (!msg) return;
+      switch (msg.type) {
+        case "lobby_update":
+          onUpdate(msg, (ids) => {
+            ids.forEach((id) => pending.add(id));
+            if (timer !== null) return;
+            timer = setTimeout(() => {
+              timer = null;
+              const asked = Array.from(pending);
+              pending.clear();
+              refresh(asked);
+            }, 100 + Math.random() * 600);
+          });
+          break;
+        case "error": // a frame the server could not read: nothing of the list changed
+          live.title = (msg.error && msg.error.message) || "The server could not read that message";
+          break;
+        case "pong": // the answer to a ping: nothing to show
+          break;
+        default: // the table socket's messages: never sent on the lobby socket
+      }
     },
     fatal(text) {
       live.classList.remove("on");

@@ -5,8 +5,11 @@
 // it that ends in a `never` check, so a message type added here without a case fails `tsc`.
 // Written from docs/protocol.md and the Python that builds each message (tables/consumers.py,
 // tables/selectors.py, tables/notify.py, tables/staffops.py, tables/reminders.py,
-// tables/lobbyfeed.py, game_engine/views.py, game_engine/events.py); meant to be replaced by a
-// file generated from the server's contract, with the same names.
+// tables/lobbyfeed.py, game_engine/views.py, game_engine/events.py), and held to the server's
+// contract at the end of this file: contract.d.ts is generated from contract.schema.json (which
+// `manage.py wire_contract` makes from tables/contract.py; `npm run wire-types`, checked in
+// scripts/test), and tsc fails when a message type, a notice kind, an event type or a message's
+// fields differ between the two. These types say more than the schema does (the view's shape).
 //
 // Numbers: money in paise, times in ms since the epoch (`*_ms`, `deadline`, `at`), seats are the
 // engine's seat numbers. Object keys that are seats or user ids are strings, as in JSON.
@@ -530,3 +533,41 @@ export type ClientMessage =
   | { type: "evaluate"; request_id: string; groups: Groups; wild_rank?: number | null }
   | { type: "snapshot" }
   | { type: "ping" };
+
+// ---------------------------------------------------------------------------- held to the contract
+import type * as C from "./contract";
+
+/** true when A and B are the same set (of message types, kinds, field names). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compiles only when every entry of T is true. */
+type AllTrue<T extends Record<string, boolean>> = T[keyof T] extends true ? true : false;
+/** The field names of each member of a union, together. */
+type Fields<T> = T extends unknown ? keyof T : never;
+
+type ByType<U, K> = Extract<U, { type: K }>;
+type ContractEvent = C.Update["events"][number];
+
+/** Every message type the server sends, and no other, has a type here. */
+export type MessagesMatch = AllTrue<{ types: Same<ServerMessageType, C.ServerMessage["type"]> }>;
+/** Each message has the contract's fields (a field added on the server must be added here). */
+export type MessageFieldsMatch = AllTrue<{
+  [K in ServerMessageType]: Same<Fields<ByType<ServerMessage, K>>, Fields<ByType<C.ServerMessage, K>>>;
+}>;
+/** Every notice kind, and no other. */
+export type NoticeKindsMatch = AllTrue<{
+  kinds: Same<NoticeKind, ByType<C.ServerMessage, "notice">["kind"]>;
+}>;
+/** Every game event type, and no other, with the contract's fields. */
+export type EventsMatch = AllTrue<{ types: Same<GameEventType, ContractEvent["type"]> }>;
+export type EventFieldsMatch = AllTrue<{
+  [K in GameEventType]: Same<Exclude<Fields<ByType<GameEvent, K>>, "version">, Exclude<Fields<ByType<ContractEvent, K>>, "version">>;
+}>;
+/** The check itself: tsc refuses `Held<false>` ("Type 'false' does not satisfy the constraint 'true'"). */
+type Held<T extends true> = T;
+export type ContractHeld = [
+  Held<MessagesMatch>,
+  Held<MessageFieldsMatch>,
+  Held<NoticeKindsMatch>,
+  Held<EventsMatch>,
+  Held<EventFieldsMatch>,
+];

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,45 @@ def test_the_protocol_document_lists_every_message_notice_kind_and_error_code() 
         assert f"(`kind`: `{kind}`)" in text, kind
     for entry in errors.CATALOGUE:
         assert f"| `{entry.code}` | {entry.status} |" in text, entry.code
+
+
+# ---------------------------------------------------------------------- the page's handlers
+def _cases(*paths: str) -> set[str]:
+    """The string labels of the ``case "..."`` clauses in the page's modules."""
+    text = "".join((ROOT / path).read_text(encoding="utf-8") for path in paths)
+    return set(re.findall(r'case "([a-z_]+)":', text))
+
+
+@pytest.mark.parametrize(
+    ("socket", "messages", "module"),
+    [
+        ("table", contract.TABLE_MESSAGES, "static/js/table/dispatch.js"),
+        ("lobby", contract.LOBBY_MESSAGES, "static/js/lobby.js"),
+    ],
+)
+def test_the_page_has_a_case_for_every_message_its_socket_is_sent(
+    socket: str, messages: tuple[type[contract.Message], ...], module: str
+) -> None:
+    types = {message.type for message in messages}
+    missing = types - _cases(module)
+    assert not missing, f"{module} has no case for the {socket} socket's {sorted(missing)}"
+
+
+def test_the_page_has_a_case_for_every_notice_kind_and_every_event() -> None:
+    assert set(contract.NOTICE_KINDS) - _cases("static/js/table/notices.js") == set()
+    assert set(EVENTS) - _cases("static/js/table/ticker.js") == set()
+
+
+def test_the_handler_check_sees_a_missing_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above would catch a drift: a page without its ``notice`` case misses it."""
+    page = tmp_path / "static/js/table/dispatch.js"
+    page.parent.mkdir(parents=True)
+    page.write_text((ROOT / "static/js/table/dispatch.js").read_text().replace('case "notice":', "/* */"))
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    with pytest.raises(AssertionError, match="notice"):
+        test_the_page_has_a_case_for_every_message_its_socket_is_sent(
+            "table", contract.TABLE_MESSAGES, "static/js/table/dispatch.js"
+        )
 
 
 # ---------------------------------------------------------------------- the error catalogue
