@@ -103,6 +103,8 @@ ADJUSTMENT_MAX_RUPEES = _int("ADJUSTMENT_MAX_RUPEES", 50_000)
 ADJUSTMENT_DAILY_LIMIT_RUPEES = _int("ADJUSTMENT_DAILY_LIMIT_RUPEES", 100_000)
 #: Seconds of play between the reminders sent at the table (responsible play: one an hour).
 PLAY_REMINDER_SECONDS = _int("PLAY_REMINDER_SECONDS", 3600)
+#: A player sends at most one quick message ("Good game", ...) a table this often (tables/quick.py).
+QUICK_MESSAGE_SECONDS = _int("QUICK_MESSAGE_SECONDS", 5)
 #: Fair play (docs/integrity.md): how often the signals run, the window of games they read, and how
 #: long sign-up and log-in addresses and devices are kept.
 INTEGRITY_SCAN_MINUTES = _int("INTEGRITY_SCAN_MINUTES", 60)

@@ -26,11 +26,11 @@ from django.db import DatabaseError
 
 from accounts import play
 from game_engine.melds import verdict
-from tables import lobbyfeed, notify, protocol, reminders, resync, selectors, sockets
+from tables import lobbyfeed, notify, protocol, quick, reminders, resync, selectors, sockets
 from tables import play as table_play
-from tables.contract import Error, Evaluation, Pong, Result, Update, ViewChanged
+from tables.contract import Error, Evaluation, Pong, QuickMessage, Result, Update, ViewChanged
 from tables.dbretry import once_more_on_dropped_connection
-from tables.errors import REFUSALS, BadAction, NoGameRunning, ProtocolError, error_payload
+from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, ProtocolError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
 
@@ -282,11 +282,32 @@ class TableConsumer(_Consumer):
             await self.handle_action(content)
         elif kind == "evaluate":
             await self.send_json(self.evaluate(content))
+        elif kind == "quick":
+            await self.send_quick(content)
         else:
             await self.send_error(
                 "bad_message",
-                f"unknown message type {protocol.excerpt(kind)}; expected action, evaluate, snapshot or ping",
+                f"unknown message type {protocol.excerpt(kind)}; expected action, evaluate, quick, snapshot or ping",
             )
+
+    async def send_quick(self, content: dict[str, Any]) -> None:
+        """A quick message to everyone at the table: a player of its game, a fixed phrase, one a
+        ``QUICK_MESSAGE_SECONDS``; otherwise an ``error`` to this socket and nothing sent."""
+        try:
+            phrase = protocol.parse_quick(content, quick.PHRASES)
+            if self.seat is None or self.game_id is None:
+                raise NotSeated("only the players of the table's game send quick messages")
+            if not await quick.may_send(user_id=self.user.pk, table_id=self.table_id):
+                await self.send_error(
+                    "rate_limited",
+                    f"one quick message every {settings.QUICK_MESSAGE_SECONDS} s; this one was not sent",
+                )
+                return
+        except REFUSALS as exc:
+            await self.send_json(Error(error=error_payload(exc)).wire())
+            return
+        message = QuickMessage(seat=self.seat, phrase=phrase, text=quick.PHRASES[phrase]).wire()
+        await self.channel_layer.group_send(self.group, {"type": "table.quick", "message": message})
 
     def evaluate(self, content: dict[str, Any]) -> dict[str, Any]:
         """The engine's verdict on groups (``melds.verdict``), computed here: no database, no thread.
@@ -375,6 +396,10 @@ class TableConsumer(_Consumer):
         ):
             return
         await self.send_json(ViewChanged(version=self.version, view=orjson.Fragment(event["view"])).wire())
+
+    async def table_quick(self, event: dict[str, Any]) -> None:
+        """A player's quick message (``send_quick``), to every socket at the table."""
+        await self.send_json(event["message"])
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         """A message for people at the table (a cancelled game), forwarded as it is (docs/protocol.md)."""

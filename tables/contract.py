@@ -299,6 +299,19 @@ class LobbyUpdate(Message):
     rows: list[TableSummary] | None
 
 
+@_message
+@dataclass(slots=True)
+class QuickMessage(Message):
+    type: ClassVar[str] = "quick_message"
+    doc: ClassVar[str] = (
+        "a player at the table sent a quick message: their `seat`, the `phrase` key and its `text` "
+        "(one of a fixed set, docs/protocol.md `quick`); to everyone at the table, the sender too"
+    )
+    seat: int
+    phrase: str
+    text: str
+
+
 #: Every message the table socket sends, by name (a notice by ``notice.<kind>``).
 TABLE_MESSAGES: tuple[type[Message], ...] = (
     Snapshot,
@@ -309,6 +322,7 @@ TABLE_MESSAGES: tuple[type[Message], ...] = (
     Error,
     GameCancelledNotice,
     PlayReminderNotice,
+    QuickMessage,
     Pong,
 )
 #: Every message the lobby socket sends.

@@ -159,3 +159,24 @@ def player_action(action: Action | Mapping[str, Any]) -> Action:
     if actions.PLAYER_ACTIONS.get(action.type) is not type(action):
         raise BadAction(f"{action.type!r} is not an action a player sends")
     return action
+
+
+class _Quick(BaseModel):
+    """``quick``: one of the table's fixed phrases (``tables.quick.PHRASES``), by its key."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    phrase: Annotated[str, StringConstraints(max_length=32)]
+
+
+_QUICK = TypeAdapter(_Quick)
+
+
+def parse_quick(content: dict[str, Any], phrases: Mapping[str, str]) -> str:
+    """The phrase key of a ``quick`` message; ``BadAction`` (``bad_request``) if it names none."""
+    try:
+        phrase = _QUICK.validate_python(content).phrase
+    except ValidationError:
+        phrase = None
+    if phrase not in phrases:
+        raise BadAction(f"quick: 'phrase' must be one of {', '.join(phrases)}")
+    return phrase

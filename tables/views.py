@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from tables import seating, selectors
+from tables import quick, seating, selectors
 from tables.apis import deal_visible_to, game_visible_to
 from tables.errors import REFUSALS
 from tables.models import Table, TableSettings
@@ -101,6 +101,7 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
         "leave_url": reverse("table-leave", args=[table.pk]),
         "game_id": game.pk if game is not None else None,
         "scores": selectors.score_rows(game),
+        "quick_phrases": quick.PHRASES,  # the quick messages a player may send (tables/quick.py)
     }
     return render(request, "tables/table.html", {"table": table, "summary": summary, "table_config": config})
 

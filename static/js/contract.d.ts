@@ -17,6 +17,7 @@ export type ServerMessage =
   | Error
   | GameCancelledNotice
   | PlayReminderNotice
+  | QuickMessage
   | Pong
   | LobbyUpdate;
 
@@ -559,6 +560,15 @@ export interface PlayReminderNotice {
   kind: "play_reminder";
   played_minutes: number;
   message: string;
+}
+/**
+ * a player at the table sent a quick message: their seat, the phrase key and its text (one of a fixed set, docs/protocol.md quick); to everyone at the table, the sender too
+ */
+export interface QuickMessage {
+  type: "quick_message";
+  seat: number;
+  phrase: string;
+  text: string;
 }
 /**
  * the answer to ping; at a table, with the version the socket shows

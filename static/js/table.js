@@ -24,6 +24,7 @@ import { isMuted, play } from "./sounds.js";
 import { newClientSeed } from "./fairness.js";
 import { readConfig } from "./table/config.js";
 import { newState } from "./table/state.js";
+import { isQuickMuted } from "./table/quick.js";
 import { createUi } from "./table/ui.js";
 import { createVerdicts } from "./table/verdicts.js";
 import { createDispatch } from "./table/dispatch.js";
@@ -39,6 +40,7 @@ const cfg = readConfig();
 if (root && cfg) {
   const S = newState(cfg, {
     muted: isMuted(),
+    quickMuted: isQuickMuted(),
     notify: typeof Notification !== "undefined" && Notification.permission === "granted",
   });
   const joinSeed = newClientSeed(); // docs/fairness.md: this browser's part of the shuffle, sent with the join

@@ -492,6 +492,17 @@ export interface Pong {
   version?: number;
 }
 
+/** The fixed phrases of a quick message (tables/quick.py), by key. */
+export type QuickPhrase = "good_game" | "well_played" | "please_hurry" | "sorry_connection";
+
+/** A player at the table sent a quick message (to everyone at the table, the sender too). */
+export interface QuickMessage {
+  type: "quick_message";
+  seat: number;
+  phrase: QuickPhrase;
+  text: string;
+}
+
 /** The lobby socket: tables whose seats or status changed, with the public ones' rows. */
 export interface LobbyUpdate {
   type: "lobby_update";
@@ -508,6 +519,7 @@ export type ServerMessage =
   | Evaluation
   | ErrorMessage
   | Notice
+  | QuickMessage
   | Pong
   | LobbyUpdate;
 export type ServerMessageType = ServerMessage["type"];
@@ -531,6 +543,7 @@ export type Action =
 export type ClientMessage =
   | { type: "action"; request_id: string; action: Action }
   | { type: "evaluate"; request_id: string; groups: Groups; wild_rank?: number | null }
+  | { type: "quick"; phrase: QuickPhrase }
   | { type: "snapshot" }
   | { type: "ping" };
 

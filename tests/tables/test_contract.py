@@ -236,6 +236,8 @@ async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.
         await page.send_json_to({"type": "action", "request_id": "a1", "action": action})
         frames.append(await until(page, of_type("result", request_id="a1")))
         assert frames[-1]["repeated"] is True
+        await page.send_json_to({"type": "quick", "phrase": "well_played"})
+        frames.append(await until(page, of_type("quick_message", seat=me)))
 
         await sync_to_async(staffops.cancel_game)(game_id=game.pk, message="A fault at the server.")
         notice = await until(page, of_type("notice"), seen=frames)

@@ -19,6 +19,7 @@
  * @property {string} leave_url
  * @property {number | null} game_id the game the scores are of
  * @property {import("./state.js").ScoreRow[]} scores every finished deal's points of that game
+ * @property {Record<import("../wire.js").QuickPhrase, string>} quick_phrases the quick messages, by key (tables/quick.py)
  */
 
 /** @returns {TableConfig | null} null on a page without the table */

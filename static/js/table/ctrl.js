@@ -3,6 +3,7 @@
 // questions, and everything a player can do, as calls. A view reads `s` (the state) and calls `t`;
 // it never touches the socket nor changes the state itself.
 import { setMuted } from "../sounds.js";
+import { setQuickMuted } from "./quick.js";
 import { money } from "./config.js";
 import { tableCountdown } from "./clocks.js";
 import * as st from "./state.js";
@@ -80,6 +81,13 @@ export function createCtrl({ S, cfg, ui, moves, verdicts }) {
       if (next) next.focus();
     },
     toggleMute() { S.muted = !S.muted; setMuted(S.muted); paint(); },
+    toggleQuickMenu() { S.quickMenu = !S.quickMenu; paint(); },
+    toggleQuickMute() {
+      S.quickMuted = !S.quickMuted;
+      if (S.quickMuted) S.quick = {};
+      setQuickMuted(S.quickMuted);
+      paint();
+    },
     toggleNotify() {
       if (S.notify) { S.notify = false; paint(); return; }
       Notification.requestPermission().then((p) => { S.notify = p === "granted"; paint(); }).catch(() => {});

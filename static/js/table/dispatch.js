@@ -8,8 +8,11 @@ import { play } from "../sounds.js";
 import { eventLine, eventSound } from "./ticker.js";
 import { noticeBanner } from "./notices.js";
 import {
-  addNotice, addScores, autoSheet, isMe, isNewGame, me, nameOf, resetGame, takeOwnView, takeView,
+  addNotice, addScores, autoSheet, clearQuick, isMe, isNewGame, me, nameOf, resetGame, showQuick, takeOwnView, takeView,
 } from "./state.js";
+
+/** How long a quick message stays by its seat. */
+const QUICK_SHOWN_MS = 4000;
 
 /** @typedef {import("../wire.js").ServerMessage} ServerMessage */
 /** @typedef {import("../wire.js").GameEvent} GameEvent */
@@ -102,6 +105,14 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
       case "notice": {
         const banner = noticeBanner(msg, S.snap && S.snap.you ? S.snap.you.user_id : null);
         if (banner) { addNotice(S, banner); paint(); }
+        break;
+      }
+      case "quick_message": {
+        if (S.quickMuted && !isMe(S, msg.seat)) break; // muted: other players' messages are not shown
+        const id = showQuick(S, msg.seat, msg.text);
+        S.ticker = nameOf(S, msg.seat) + ": " + msg.text;
+        paint();
+        setTimeout(() => { if (clearQuick(S, msg.seat, id)) paint(); }, QUICK_SHOWN_MS);
         break;
       }
       case "pong": // the answer to a ping: nothing to show

@@ -107,6 +107,12 @@ export function createMoves({ S, cfg, socket, ui }) {
       act({ type: "leave" });
       setTimeout(() => { location.href = cfg.lobby_url; }, 600);
     },
+    /** Say one of the table's quick messages to everyone at it. @param {import("../wire.js").QuickPhrase} phrase */
+    sayQuick(phrase) {
+      S.quickMenu = false;
+      if (!socket.raw({ type: "quick", phrase })) toast("Not connected: the message was not sent.", "info");
+      paint();
+    },
     /** Take a seat in the table's next game without leaving the page (the join form's POST, by fetch). */
     playAgain() {
       const body = new URLSearchParams({ csrfmiddlewaretoken: cfg.csrf, client_seed: newClientSeed() });

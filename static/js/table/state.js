@@ -65,9 +65,12 @@ import { reconcile } from "../hand.js";
  * @property {boolean} muted
  * @property {number | null} lastTickSecond the last second of the player's own clock that ticked
  * @property {boolean} notify notifications of the player's turn
+ * @property {Record<string, {id: number, text: string}>} quick the quick message shown by each seat, for a few seconds
+ * @property {boolean} quickMuted other players' quick messages are not shown
+ * @property {boolean} quickMenu the menu of quick messages is open
  */
 
-/** @param {TableConfig | null} cfg @param {{muted: boolean, notify: boolean}} prefs @returns {TableState} */
+/** @param {TableConfig | null} cfg @param {{muted: boolean, notify: boolean, quickMuted?: boolean}} prefs @returns {TableState} */
 export function newState(cfg, prefs) {
   return {
     snap: null, view: null, version: -1,
@@ -80,6 +83,7 @@ export function newState(cfg, prefs) {
     dragging: false, pointerDown: false, dirty: false,
     muted: prefs.muted, lastTickSecond: null,
     notify: prefs.notify,
+    quick: {}, quickMuted: !!prefs.quickMuted, quickMenu: false,
   };
 }
 
@@ -244,4 +248,22 @@ export function autoSheet(S) {
   } else if (S.modal && S.modal.kind === "result" && S.modal.auto && v.phase === "playing") {
     S.modal = null;
   }
+}
+
+// ------------------------------------------------------------------ quick messages
+let quickCount = 0;
+/** Show a quick message by its seat; returns its id (to take it down). @param {TableState} S @param {number} seat @param {string} text */
+export function showQuick(S, seat, text) {
+  const id = ++quickCount;
+  S.quick = { ...S.quick, [String(seat)]: { id, text } };
+  return id;
+}
+/** Take a quick message down, unless a newer one replaced it; whether it did. @param {TableState} S @param {number} seat @param {number} id */
+export function clearQuick(S, seat, id) {
+  const shown = S.quick[String(seat)];
+  if (!shown || shown.id !== id) return false;
+  const rest = { ...S.quick };
+  delete rest[String(seat)];
+  S.quick = rest;
+  return true;
 }

@@ -9,6 +9,7 @@ import { HandSummary } from "./hand_summary.js";
 import { ModalView } from "./modals.js";
 import { Notices } from "./notices.js";
 import { MeBar, Seats } from "./seats.js";
+import { QuickBar } from "./quick.js";
 import { Waiting } from "./waiting.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
@@ -56,6 +57,7 @@ export function App({ s, t, joinSeed }) {
     ${hasHand ? html`<${Hand} s=${s} t=${t} me=${html`<${MeBar} s=${s} t=${t} />`} summary=${html`<${HandSummary} s=${s} t=${t} />`} />` : null}
     ${!waiting && v && v.seat == null ? html`<p class="spectating">You are watching this table.</p>` : null}
     <${Actions} s=${s} t=${t} />
+    <${QuickBar} s=${s} t=${t} />
     <${ModalView} s=${s} t=${t} />
     <div id="toasts" class=${"toasts" + (s.modal ? " under-modal" : "")} aria-live="assertive">${s.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? "status" : "alert"}>${x.text}</div>`)}</div>
   </div>`;

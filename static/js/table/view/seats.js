@@ -16,6 +16,7 @@ export function SeatBox({ s, p, i, mine, style }) {
   const active = (v.deal_phase === "turn" && v.turn === i) || (dl && dl.seat === i);
   const stat = p.left ? "left" : p.eliminated ? "out" : p.status && p.status !== "playing" ? (STATUS_LABEL[p.status] || p.status) : "";
   const tm = timerOf(s, i);
+  const said = s.quick[String(i)];
   const cls = "seat" + (mine ? " me" : "") + (p.eliminated ? " out" : "") + (stat && !p.eliminated ? " inactive" : "") + (active ? " turn" : "");
   return html`<div class=${cls} data-seat=${i} style=${style || ""}>
     <div class="avatar">${(p.name || "?").trim().slice(0, 1).toUpperCase()}${v.dealer === i ? html`<span class="dealer" title="Dealer">D</span>` : null}</div>
@@ -29,6 +30,7 @@ export function SeatBox({ s, p, i, mine, style }) {
           <div class="timer-bar"><i style=${"width:" + Math.round(tm.frac * 100) + "%"}></i></div>
           <span class="timer-text">${(tm.kind === "extra" ? "extra " : "") + fmtSecs(tm.left)}</span></div>`
         : html`<div class="bank" title="Extra-time bank">bank ${Math.round((p.extra_ms || 0) / 1000)}s</div>`}
+      ${said ? html`<div class="quick-said" key=${said.id}>${said.text}</div>` : null}
     </div>
   </div>`;
 }
