@@ -26,9 +26,9 @@ from django.db import DatabaseError
 
 from accounts import play
 from game_engine.melds import verdict
-from tables import lobbyfeed, notify, protocol, quick, reminders, resync, selectors, sockets
+from tables import lobbyfeed, notify, presence, protocol, quick, reminders, resync, selectors, sockets
 from tables import play as table_play
-from tables.contract import Error, Evaluation, Pong, QuickMessage, Result, Update, ViewChanged
+from tables.contract import Error, Evaluation, Pong, Presence, QuickMessage, Result, Update, ViewChanged
 from tables.dbretry import once_more_on_dropped_connection
 from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, ProtocolError, error_payload
 from tables.models import PoolGame, Table
@@ -231,6 +231,8 @@ class TableConsumer(_Consumer):
     #: The full count of this table's game (docs/rules.md §5.4): ``evaluate`` answers the capped score.
     full_count: int | None = None
     _reminders: asyncio.Task[None] | None = None
+    #: This socket counts its user as at the table (``tables.presence``).
+    _present: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -252,6 +254,11 @@ class TableConsumer(_Consumer):
         await self.channel_layer.group_add(self._seat_group, self.channel_name)
         await self.accept()
         await self.send_snapshot()
+        self._present = True
+        if await presence.arrive(table_id=self.table_id, user_id=self.user.pk):
+            await self.tell_presence()  # they came back: everyone at the table sees it
+        else:
+            await self.send_json(await self.presence())
         # responsible play: a reminder after each hour played (tables.reminders, docs/protocol.md)
         self._reminders = asyncio.create_task(
             reminders.remind(
@@ -262,6 +269,10 @@ class TableConsumer(_Consumer):
 
     async def disconnect(self, code: int) -> None:
         resync.forget(self)
+        if self._present:
+            self._present = False
+            if await presence.depart(table_id=self.table_id, user_id=self.user.pk):
+                await self.tell_presence()  # their last socket here: the others see them away
         if self._reminders is not None:
             self._reminders.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -275,7 +286,7 @@ class TableConsumer(_Consumer):
     async def receive_message(self, content: dict[str, Any]) -> None:
         kind = content.get("type")
         if kind == "snapshot":
-            await self.send_snapshot()
+            await self.send_snapshot_since(content.get("since"))
         elif kind == "ping":
             await self.send_json(Pong(version=self.version).wire())
         elif kind == "action":
@@ -397,6 +408,20 @@ class TableConsumer(_Consumer):
             return
         await self.send_json(ViewChanged(version=self.version, view=orjson.Fragment(event["view"])).wire())
 
+    async def presence(self) -> dict[str, Any]:
+        """The ``presence`` message of the game this socket shows."""
+        players = await _db(presence.of_game)(table_id=self.table_id, game_id=self.game_id)
+        return Presence(players=players).wire()
+
+    async def tell_presence(self) -> None:
+        await self.channel_layer.group_send(
+            self.group, {"type": "table.presence", "message": await self.presence()}
+        )
+
+    async def table_presence(self, event: dict[str, Any]) -> None:
+        """A player came to the table or left it (``tell_presence``), to every socket at it."""
+        await self.send_json(event["message"])
+
     async def table_quick(self, event: dict[str, Any]) -> None:
         """A player's quick message (``send_quick``), to every socket at the table."""
         await self.send_json(event["message"])
@@ -404,6 +429,22 @@ class TableConsumer(_Consumer):
     async def table_notice(self, event: dict[str, Any]) -> None:
         """A message for people at the table (a cancelled game), forwarded as it is (docs/protocol.md)."""
         await self.send_json(event["notice"])
+
+    async def send_snapshot_since(self, since: Any) -> None:
+        """``snapshot``; with ``since`` (the version a reconnected page showed before), the
+        events since then as a rebuilt ``update`` when the game is the same, so that the page can
+        say what happened while it was away; a snapshot when it is not."""
+        if since is None:
+            await self.send_snapshot()
+            return
+        if type(since) is not int or since < 0:
+            await self.send_error("bad_request", "snapshot: 'since' must be a version, a whole number from 0")
+            return
+        if self.game_id is None or since >= self.version:
+            await self.send_snapshot()
+            return
+        self.version = since
+        await self.send_update_from_db()
 
     async def send_snapshot(self) -> None:
         snapshot = await _db(self._snapshot)()

@@ -299,6 +299,26 @@ class LobbyUpdate(Message):
     rows: list[TableSummary] | None
 
 
+class PlayerPresence(TypedDict):
+    """A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
+    None when nobody saw them leave)."""
+
+    connected: bool
+    away_since: int | None
+
+
+@_message
+@dataclass(slots=True)
+class Presence(Message):
+    type: ClassVar[str] = "presence"
+    doc: ClassVar[str] = (
+        "who of the game's people has the table open: `players` by user id (bots have none), "
+        "each `connected` or away since `away_since` (ms); after the snapshot, and to everyone "
+        "at the table when a player's first socket opens or last one closes"
+    )
+    players: dict[str, PlayerPresence]
+
+
 @_message
 @dataclass(slots=True)
 class QuickMessage(Message):
@@ -323,6 +343,7 @@ TABLE_MESSAGES: tuple[type[Message], ...] = (
     GameCancelledNotice,
     PlayReminderNotice,
     QuickMessage,
+    Presence,
     Pong,
 )
 #: Every message the lobby socket sends.

@@ -18,6 +18,7 @@ export type ServerMessage =
   | GameCancelledNotice
   | PlayReminderNotice
   | QuickMessage
+  | Presence
   | Pong
   | LobbyUpdate;
 
@@ -569,6 +570,24 @@ export interface QuickMessage {
   seat: number;
   phrase: string;
   text: string;
+}
+/**
+ * who of the game's people has the table open: players by user id (bots have none), each connected or away since away_since (ms); after the snapshot, and to everyone at the table when a player's first socket opens or last one closes
+ */
+export interface Presence {
+  type: "presence";
+  players: {
+    [k: string]: PlayerPresence;
+  };
+}
+/**
+ * A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
+ * None when nobody saw them leave).
+ */
+export interface PlayerPresence {
+  connected: boolean;
+  away_since: number | null;
+  [k: string]: unknown;
 }
 /**
  * the answer to ping; at a table, with the version the socket shows

@@ -62,7 +62,12 @@ if (root && cfg) {
   };
   const dispatch = createDispatch({ S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn });
   const socket = new TableSocket(cfg.ws_path, {
-    state(state, detail) { S.conn = state; S.connDetail = detail || ""; ui.paint(); },
+    state(state, detail) {
+      // back after the connection was away: ask for what happened since the version shown (a
+      // rebuilt update, which dispatch.js sums up as "While you were away")
+      if (state === "open" && S.conn !== "open" && S.snap && S.version >= 0) socket.raw({ type: "snapshot", since: S.version });
+      S.conn = state; S.connDetail = detail || ""; ui.paint();
+    },
     fatal(text) { S.fatal = text; S.conn = "closed"; ui.paint(); },
     message: dispatch,
   });

@@ -492,6 +492,18 @@ export interface Pong {
   version?: number;
 }
 
+/** A seated person's presence at the table: connected, or away since `away_since` (ms). */
+export interface PlayerPresence {
+  connected: boolean;
+  away_since: number | null;
+}
+
+/** Who of the game's people has the table open (bots have none), by user id. */
+export interface Presence {
+  type: "presence";
+  players: ByPlayer<PlayerPresence>;
+}
+
 /** The fixed phrases of a quick message (tables/quick.py), by key. */
 export type QuickPhrase = "good_game" | "well_played" | "please_hurry" | "sorry_connection";
 
@@ -520,6 +532,7 @@ export type ServerMessage =
   | ErrorMessage
   | Notice
   | QuickMessage
+  | Presence
   | Pong
   | LobbyUpdate;
 export type ServerMessageType = ServerMessage["type"];
@@ -544,7 +557,7 @@ export type ClientMessage =
   | { type: "action"; request_id: string; action: Action }
   | { type: "evaluate"; request_id: string; groups: Groups; wild_rank?: number | null }
   | { type: "quick"; phrase: QuickPhrase }
-  | { type: "snapshot" }
+  | { type: "snapshot"; since?: number }
   | { type: "ping" };
 
 // ---------------------------------------------------------------------------- held to the contract

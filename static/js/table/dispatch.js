@@ -5,7 +5,7 @@
 // one that skips a version asks for a snapshot. Nothing here builds HTML: it changes the state,
 // plays the sounds the game makes, and asks for a paint.
 import { play } from "../sounds.js";
-import { eventLine, eventSound } from "./ticker.js";
+import { awaySummary, eventLine, eventSound } from "./ticker.js";
 import { noticeBanner } from "./notices.js";
 import {
   addNotice, addScores, autoSheet, clearQuick, isMe, isNewGame, me, nameOf, resetGame, showQuick, takeOwnView, takeView,
@@ -81,6 +81,14 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
           if (msg.table) S.snap.table = msg.table;
         }
         setView(msg.view, msg.events || []);
+        if (msg.rebuilt && !restarted) {
+          // caught up after the connection was away: what happened meanwhile, in a few lines
+          const lines = awaySummary(msg.events || [], who);
+          if (lines.length) {
+            addNotice(S, { id: Date.now(), kind: "away_summary", game: msg.game ? msg.game.id : undefined, title: "While you were away", lines });
+            paint();
+          }
+        }
         break;
       }
       case "view":
@@ -107,6 +115,10 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
         if (banner) { addNotice(S, banner); paint(); }
         break;
       }
+      case "presence":
+        S.presence = msg.players;
+        paint();
+        break;
       case "quick_message": {
         if (S.quickMuted && !isMe(S, msg.seat)) break; // muted: other players' messages are not shown
         const id = showQuick(S, msg.seat, msg.text);

@@ -68,6 +68,7 @@ import { reconcile } from "../hand.js";
  * @property {Record<string, {id: number, text: string}>} quick the quick message shown by each seat, for a few seconds
  * @property {boolean} quickMuted other players' quick messages are not shown
  * @property {boolean} quickMenu the menu of quick messages is open
+ * @property {import("../wire.js").ByPlayer<import("../wire.js").PlayerPresence>} presence who of the players has the table open, by user id
  */
 
 /** @param {TableConfig | null} cfg @param {{muted: boolean, notify: boolean, quickMuted?: boolean}} prefs @returns {TableState} */
@@ -83,7 +84,7 @@ export function newState(cfg, prefs) {
     dragging: false, pointerDown: false, dirty: false,
     muted: prefs.muted, lastTickSecond: null,
     notify: prefs.notify,
-    quick: {}, quickMuted: !!prefs.quickMuted, quickMenu: false,
+    quick: {}, quickMuted: !!prefs.quickMuted, quickMenu: false, presence: {},
   };
 }
 

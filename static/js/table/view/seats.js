@@ -17,7 +17,9 @@ export function SeatBox({ s, p, i, mine, style }) {
   const stat = p.left ? "left" : p.eliminated ? "out" : p.status && p.status !== "playing" ? (STATUS_LABEL[p.status] || p.status) : "";
   const tm = timerOf(s, i);
   const said = s.quick[String(i)];
-  const cls = "seat" + (mine ? " me" : "") + (p.eliminated ? " out" : "") + (stat && !p.eliminated ? " inactive" : "") + (active ? " turn" : "");
+  const pres = s.presence[p.id];
+  const away = !!pres && !pres.connected && !p.left;
+  const cls = "seat" + (mine ? " me" : "") + (away ? " away" : "") + (p.eliminated ? " out" : "") + (stat && !p.eliminated ? " inactive" : "") + (active ? " turn" : "");
   return html`<div class=${cls} data-seat=${i} style=${style || ""}>
     <div class="avatar">${(p.name || "?").trim().slice(0, 1).toUpperCase()}${v.dealer === i ? html`<span class="dealer" title="Dealer">D</span>` : null}</div>
     <div class="seat-info">
@@ -26,6 +28,7 @@ export function SeatBox({ s, p, i, mine, style }) {
         <span class="drops" title="Drops remaining">${p.drops_remaining}${p.drops_remaining === 1 ? " drop" : " drops"}</span>
         ${!mine && p.card_count ? html`<span class="ccount" title="Cards in hand">${p.card_count} cards</span>` : null}</div>
       ${stat ? html`<div class="seat-stat">${stat}</div>` : null}
+      ${away ? html`<div class="seat-away" title="This player's table is closed: their turns are played by the timer">${awayWords(pres.away_since, p)}</div>` : null}
       ${tm ? html`<div class=${"timer " + tm.level + (tm.kind === "extra" ? " extra" : "")}>
           <div class="timer-bar"><i style=${"width:" + Math.round(tm.frac * 100) + "%"}></i></div>
           <span class="timer-text">${(tm.kind === "extra" ? "extra " : "") + fmtSecs(tm.left)}</span></div>`
@@ -33,6 +36,15 @@ export function SeatBox({ s, p, i, mine, style }) {
       ${said ? html`<div class="quick-said" key=${said.id}>${said.text}</div>` : null}
     </div>
   </div>`;
+}
+
+/**
+ * "away 1:05 · auto-play": how long a player has been away, and that the timer plays their turns
+ * (a missed turn discards the drawn card; docs/rules.md §6.4) while they are in the deal.
+ * @param {number | null} since @param {PlayerView} p
+ */
+function awayWords(since, p) {
+  return "away" + (since ? " " + fmtSecs(Date.now() - since) : "") + (p.in_deal && !p.eliminated ? " · auto-play" : "");
 }
 
 /** The opponents on the far arc of the felt, left to right, clear of the piles in the middle. @param {{s: TableState}} props */

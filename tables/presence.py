@@ -1,0 +1,73 @@
+"""Who of a table's players has the table open now (issue 25: a seat shows connected or away).
+
+Each socket at a table counts its user in the cache (Redis when ``REDIS_URL`` is set, so the
+count holds across every Daphne): the first socket makes the user connected, the last one to
+close makes them away and notes since when. Every socket at the table hears a ``presence``
+message when a player comes or goes. A process that dies without closing its sockets leaves
+its players counted until the count expires (``PRESENCE_TTL``); their seat then says away.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from django.core.cache import cache
+
+from tables.contract import PlayerPresence
+from tables.models import Seat
+
+#: How long a count lives without a socket coming or going at that table.
+PRESENCE_TTL: Final = 6 * 3600
+
+
+def _count_key(table_id: int, user_id: int) -> str:
+    return f"presence:{table_id}:{user_id}"
+
+
+def _away_key(table_id: int, user_id: int) -> str:
+    return f"presence:{table_id}:{user_id}:away"
+
+
+async def arrive(*, table_id: int, user_id: int) -> bool:
+    """A socket of the user opened at the table; whether it is their first (they came back)."""
+    key = _count_key(table_id, user_id)
+    await cache.aadd(key, 0, timeout=PRESENCE_TTL)
+    count = await cache.aincr(key)
+    await cache.atouch(key, PRESENCE_TTL)
+    if count == 1:
+        await cache.adelete(_away_key(table_id, user_id))
+    return bool(count == 1)
+
+
+async def depart(*, table_id: int, user_id: int) -> bool:
+    """A socket of the user closed at the table; whether it was their last (they are away now)."""
+    key = _count_key(table_id, user_id)
+    try:
+        count = await cache.adecr(key)
+    except ValueError:  # expired or never counted: nothing is open
+        count = 0
+    if count > 0:
+        return False
+    await cache.adelete(key)
+    await cache.aset(_away_key(table_id, user_id), int(time.time() * 1000), timeout=PRESENCE_TTL)
+    return True
+
+
+def of_game(*, table_id: int, game_id: int | None) -> dict[str, PlayerPresence]:
+    """Each person seated in the game (bots have no presence), by user id as the view writes it."""
+    if game_id is None:
+        return {}
+    users = list(
+        Seat.objects.filter(game_id=game_id, left_at__isnull=True, is_bot=False).values_list(
+            "user_id", flat=True
+        )
+    )
+    held = cache.get_many([k for u in users for k in (_count_key(table_id, u), _away_key(table_id, u))])
+    out: dict[str, PlayerPresence] = {}
+    for u in users:
+        connected = int(held.get(_count_key(table_id, u)) or 0) > 0
+        out[str(u)] = PlayerPresence(
+            connected=connected, away_since=None if connected else held.get(_away_key(table_id, u))
+        )
+    return out

@@ -1,0 +1,130 @@
+"""Presence (issue 25): every socket at a table hears who of the game's people has it open, and
+when a player's last socket closes, that they are away and since when; their first socket back
+says they are connected again. A second tab closing is not leaving (docs/protocol.md, `presence`)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from game_engine.game import GameState
+from tables import play as table_play
+from tables import services
+from tables.models import PoolGame
+from tests.sockets import Message, of_type, open_table, until
+from tests.tables.conftest import make_player, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _of(user_id: int) -> str:
+    return str(user_id)
+
+
+async def _presence(page: WebsocketCommunicator, **wanted: bool) -> Message:
+    """The first ``presence`` in which each named user id (``u<id>=connected``) is as wanted."""
+
+    def fits(message: Message) -> bool:
+        if message["type"] != "presence":
+            return False
+        players = message["players"]
+        return all(key[1:] in players and players[key[1:]]["connected"] is on for key, on in wanted.items())
+
+    return await until(page, fits)
+
+
+async def test_a_player_who_closes_the_table_is_away_for_the_others_until_they_come_back() -> None:
+    table = await sync_to_async(make_table)(seats=2, seed=4)
+    asha, ravi = [await sync_to_async(make_player)(name) for name in ("asha", "ravi")]
+    for user in (asha, ravi):
+        await sync_to_async(services.table_join)(table_id=table.pk, user=user)
+    a, r = _of(asha.pk), _of(ravi.pk)
+
+    ravi_page = await open_table(ravi, table.pk)
+    first = await _presence(ravi_page, **{f"u{r}": True})
+    assert set(first["players"]) == {a, r}  # the game's people, each by user id
+    assert first["players"][a] == {"connected": False, "away_since": None}  # never came
+
+    asha_page = await open_table(asha, table.pk)
+    await _presence(ravi_page, **{f"u{a}": True, f"u{r}": True})
+    asha_tab = await open_table(asha, table.pk)  # a second tab
+    await until(asha_tab, of_type("presence"))
+    await asha_tab.disconnect()  # closing one of two tabs is not leaving
+    await ravi_page.send_json_to({"type": "ping"})
+    seen: list[Message] = []
+    await until(ravi_page, of_type("pong"), seen=seen)
+    assert all(m["players"][a]["connected"] for m in seen if m["type"] == "presence"), seen
+
+    before = int(time.time() * 1000)
+    await asha_page.disconnect()
+    away = await _presence(ravi_page, **{f"u{a}": False})
+    assert before - 1000 <= away["players"][a]["away_since"] <= int(time.time() * 1000) + 1000
+    assert away["players"][r] == {"connected": True, "away_since": None}
+
+    asha_page = await open_table(asha, table.pk)
+    back = await _presence(ravi_page, **{f"u{a}": True})
+    assert back["players"][a]["away_since"] is None
+    own = await _presence(asha_page, **{f"u{a}": True, f"u{r}": True})  # she sees the table as it is
+    assert own["players"][r]["connected"] is True
+    await asha_page.disconnect()
+    await ravi_page.disconnect()
+
+
+async def test_bots_and_spectators_have_no_presence() -> None:
+    asha, ravi, meena = [await sync_to_async(make_player)(name) for name in ("asha", "ravi", "meena")]
+    practice = await sync_to_async(services.practice_table_start)(user=asha, fmt="101", seats=3)
+    page = await open_table(asha, practice.pk)
+    assert list((await until(page, of_type("presence")))["players"]) == [_of(asha.pk)]  # no bot
+    await page.disconnect()
+
+    table = await sync_to_async(make_table)(seats=2, seed=4)
+    for user in (asha, ravi):
+        await sync_to_async(services.table_join)(table_id=table.pk, user=user)
+    watcher = await open_table(meena, table.pk)
+    assert set((await until(watcher, of_type("presence")))["players"]) == {_of(asha.pk), _of(ravi.pk)}
+    await watcher.disconnect()
+
+
+async def test_a_page_back_after_its_socket_was_away_gets_every_event_it_missed() -> None:
+    """The page asks ``snapshot`` with ``since`` (the version it showed): a rebuilt ``update``
+    with the events since then, from which it says what happened while it was away."""
+    table = await sync_to_async(make_table)(seats=2, seed=4)
+    asha, ravi = [await sync_to_async(make_player)(name) for name in ("asha", "ravi")]
+    for user in (asha, ravi):
+        await sync_to_async(services.table_join)(table_id=table.pk, user=user)
+    page = await open_table(asha, table.pk)
+    shown = (await until(page, of_type("snapshot")))["version"]
+    await page.disconnect()
+
+    game = await sync_to_async(PoolGame.objects.get)(table=table)
+    for step in ({"type": "draw", "source": "closed"}, None):  # whoever is on turn draws and discards
+        state = GameState.from_dict((await sync_to_async(PoolGame.objects.get)(pk=game.pk)).state)
+        assert state.deal is not None
+        turn = state.deal.turn
+        player = asha if state.players[turn].id == str(asha.pk) else ravi
+        action = step or {"type": "discard", "card": state.deal.hands[turn][-1].code}
+        answer = await sync_to_async(table_play.game_act)(
+            game_id=game.pk, user=player, request_id=f"r-{action['type']}", action=action
+        )
+        assert answer["ok"], answer
+
+    page = await open_table(asha, table.pk)
+    now = (await until(page, of_type("snapshot")))["version"]
+    assert now > shown
+    await page.send_json_to({"type": "snapshot", "since": shown})
+    caught_up = await until(page, of_type("update"))
+    assert caught_up["rebuilt"] is True and caught_up["version"] == now
+    kinds = [e["type"] for e in caught_up["events"]]
+    assert "draw" in kinds and "discard" in kinds, kinds
+    assert [e["version"] for e in caught_up["events"]] == sorted(e["version"] for e in caught_up["events"])
+    assert min(e["version"] for e in caught_up["events"]) == shown + 1
+
+    for bad in (-1, "3", 1.5, True):
+        await page.send_json_to({"type": "snapshot", "since": bad})
+        assert (await until(page, of_type("error")))["error"]["code"] == "bad_request"
+    await page.send_json_to({"type": "snapshot", "since": now})  # nothing missed: a snapshot
+    assert (await until(page, lambda m: m["type"] in ("snapshot", "update")))["type"] == "snapshot"
+    await page.disconnect()
