@@ -36,10 +36,14 @@ export function createUi(S, draw) {
       S.anim = { ...S.anim, [code]: cls };
       setTimeout(() => { const a = { ...S.anim }; delete a[code]; S.anim = a; paint(); }, ms);
     },
-    /** The deal's animation, 1.2 s. */
+    /**
+     * The deal's animation (table.css: 300 ms at most; none under prefers-reduced-motion). The class
+     * stays a second: a busy browser may draw the dealt hand later than 300 ms after this, and a
+     * class gone by then would have shown no deal at all. Nothing waits on it.
+     */
     deal() {
       S.dealing = true;
-      setTimeout(() => { S.dealing = false; paint(); }, 1200);
+      setTimeout(() => { S.dealing = false; paint(); }, 1000);
     },
     /**
      * Hold paints while a finger or button is down on a card of the hand (SortableJS may be
