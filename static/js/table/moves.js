@@ -113,6 +113,34 @@ export function createMoves({ S, cfg, socket, ui }) {
       if (!socket.raw({ type: "quick", phrase })) toast("Not connected: the message was not sent.", "info");
       paint();
     },
+    /**
+     * Drop & go: leave this game in one step, then offer a seat at a table about to start with the
+     * same format and entry fee (the lobby's own list, GET /api/tables/: open, the most seats
+     * taken first), or the lobby when there is none.
+     */
+    dropAndGo() {
+      const here = S.snap && S.snap.table;
+      act({ type: "leave" });
+      if (!here) { location.href = cfg.lobby_url; return; }
+      const query = new URLSearchParams({ format: here.format, min_fee: String(here.entry_fee), max_fee: String(here.entry_fee), status: "open" });
+      fetch("/api/tables/?" + query, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then((r) => (r.ok ? r.json() : []))
+        .then((/** @type {import("../wire.js").TableRow[]} */ rows) => {
+          const open = rows.filter((r) => r.id !== here.id && !r.practice && !r.private && r.seats_taken < r.seats);
+          open.sort((a, b) => b.seats_taken - a.seats_taken || a.id - b.id);
+          S.modal = { kind: "next-seat", table: open[0] || null };
+          paint();
+        })
+        .catch(() => { location.href = cfg.lobby_url; });
+    },
+    /** Take a seat at another table (the lobby's Join form, by fetch), and go there. @param {number} tableId */
+    takeSeatAt(tableId) {
+      const body = new URLSearchParams({ csrfmiddlewaretoken: cfg.csrf, client_seed: newClientSeed() });
+      const url = cfg.join_url.replace("/" + cfg.table_id + "/", "/" + tableId + "/");
+      fetch(url, { method: "POST", body, credentials: "same-origin" })
+        .then((r) => { location.href = r.url || cfg.lobby_url; })
+        .catch(() => toast("Could not take a seat; try again"));
+    },
     /** Take a seat in the table's next game without leaving the page (the join form's POST, by fetch). */
     playAgain() {
       const body = new URLSearchParams({ csrfmiddlewaretoken: cfg.csrf, client_seed: newClientSeed() });

@@ -33,7 +33,9 @@ import { reconcile } from "../hand.js";
  *   | {kind: "declare", card: CardCode, groups: Groups}
  *   | {kind: "drop"}
  *   | {kind: "auto-drop"}
- *   | {kind: "leave"}} Modal
+ *   | {kind: "leave"}
+ *   | {kind: "drop-go"}
+ *   | {kind: "next-seat", table: import("../wire.js").TableRow | null}} Modal
  */
 
 /**

@@ -39,6 +39,25 @@ export function ModalView({ s, t }) {
       return html`<${Confirm} kind="leave" t=${t} title="Leave the game?" no="Stay" yes="Leave and forfeit"
         text="You forfeit this pool game; the entry fee is not refunded once the game has started."
         onYes=${() => { t.leave(); t.closeModal(); }} />`;
+    case "drop-go": {
+      const fee = t.cfg.entry_fee_display;
+      const text = "You drop out of this deal and leave the game at once: " +
+        (s.snap && s.snap.table.entry_fee ? "your entry fee of " + fee + " stays in the prize pool (no refund once the game has started)" : "it was a free game") +
+        ", and your seat plays no more. Then we offer you a seat at a table about to start with the same format and entry.";
+      return html`<${Confirm} kind="drop-go" t=${t} title="Drop & go?" no="Stay" yes="Drop & go"
+        text=${text} onYes=${() => t.dropAndGo()} />`;
+    }
+    case "next-seat": {
+      const row = m.table;
+      if (!row) {
+        return html`<${Confirm} kind="next-seat" t=${t} title="You left the game" no="Close" yes="Go to the lobby"
+          text="No table with the same format and entry is about to start; the lobby lists every table."
+          onYes=${() => { location.href = t.cfg.lobby_url; }} />`;
+      }
+      return html`<${Confirm} kind="next-seat" t=${t} title="You left the game" no="Close" yes=${"Take a seat · " + row.entry_fee_display}
+        text=${"A seat at " + row.name + " (" + row.format_label + ", entry " + row.entry_fee_display + ", " + row.seats_taken + " of " + row.seats + " seats taken) is free: the game starts when the table fills."}
+        onYes=${() => t.takeSeatAt(row.id)} />`;
+    }
     default: return null;
   }
 }
