@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -123,6 +124,21 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     @classmethod
     async def encode_json(cls, content: Any) -> str:
         return _encode_json(content)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send, unless the client went away meanwhile: a notice on its way to a socket that is
+        closing is dropped quietly (Daphne raised autobahn's ``Disconnected`` through the handler,
+        logged as "Exception inside application"), and the socket counts as closing."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:
+            self.closing = True
+
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        # Channels' own send_json calls its base class's send, past the one above
+        await self.send(text_data=await self.encode_json(content), close=close)
 
     async def refuse(self, code: int) -> None:
         """Accept, then close with ``code``: a browser sees a close code only after an accept.
