@@ -188,6 +188,7 @@ async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.
     try:
         frames.append(await until(page, of_type("snapshot")))
         assert frames[-1]["table"]["seats_taken"] == 1
+        frames.append(await until(page, of_type("presence")))  # who of the game's people is here
 
         await _join(ravi, table)  # a second player sits down: the page's "2 / 3 seats taken"
         seated = await until(page, of_type("update"))
