@@ -269,12 +269,11 @@ class TableConsumer(_Consumer):
         self._seat_group = sockets.seat_group(self.user.pk, self.table_id)
         await self.channel_layer.group_add(self._seat_group, self.channel_name)
         await self.accept()
-        await self.send_snapshot()
         self._present = True
-        if await presence.arrive(table_id=self.table_id, user_id=self.user.pk):
-            await self.tell_presence()  # they came back: everyone at the table sees it
-        else:
-            await self.send_json(await self.presence())
+        came = await presence.arrive(table_id=self.table_id, user_id=self.user.pk)
+        await self.send_snapshot()  # with the presence of the game's people, this one's included
+        if came:
+            await self.tell_presence()  # they came (back): the others at the table see it
         # responsible play: a reminder after each hour played (tables.reminders, docs/protocol.md)
         self._reminders = asyncio.create_task(
             reminders.remind(
@@ -424,19 +423,18 @@ class TableConsumer(_Consumer):
             return
         await self.send_json(ViewChanged(version=self.version, view=orjson.Fragment(event["view"])).wire())
 
-    async def presence(self) -> dict[str, Any]:
-        """The ``presence`` message of the game this socket shows."""
-        players = await _db(presence.of_game)(table_id=self.table_id, game_id=self.game_id)
-        return Presence(players=players).wire()
-
     async def tell_presence(self) -> None:
+        """The game's people as they are now, to the other sockets at the table."""
+        players = await _db(presence.of_game)(table_id=self.table_id, game_id=self.game_id)
+        message = Presence(players=players).wire()
         await self.channel_layer.group_send(
-            self.group, {"type": "table.presence", "message": await self.presence()}
+            self.group, {"type": "table.presence", "message": message, "from": self.channel_name}
         )
 
     async def table_presence(self, event: dict[str, Any]) -> None:
-        """A player came to the table or left it (``tell_presence``), to every socket at it."""
-        await self.send_json(event["message"])
+        """A player came to the table or left it (``tell_presence``); the socket that told it knows."""
+        if event.get("from") != self.channel_name:
+            await self.send_json(event["message"])
 
     async def table_quick(self, event: dict[str, Any]) -> None:
         """A player's quick message (``send_quick``), to every socket at the table."""
@@ -499,4 +497,5 @@ class TableConsumer(_Consumer):
         # the game's rules once it started, the table's (which it will start with) before
         view = snapshot["view"]
         self.full_count = view["rules"]["full_count"] if view else table.settings.rules().full_count
+        snapshot["presence"] = presence.of_game(table_id=self.table_id, game_id=self.game_id)
         return snapshot

@@ -98,6 +98,14 @@ class You(TypedDict):
     seat: int | None
 
 
+class PlayerPresence(TypedDict):
+    """A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
+    None when nobody saw them leave)."""
+
+    connected: bool
+    away_since: int | None
+
+
 class GroupVerdict(TypedDict):
     kind: Literal["pure_sequence", "impure_sequence", "set", "invalid"]
     points: int
@@ -167,7 +175,8 @@ class Snapshot(Message):
     type: ClassVar[str] = "snapshot"
     doc: ClassVar[str] = (
         "on connect and when asked: everything this socket's user may see now; `game` null before "
-        "anyone sits, `view` null while the game waits for players"
+        "anyone sits, `view` null while the game waits for players; on a table socket, `presence` "
+        "of the game's people (as in `presence`)"
     )
     version: int
     table: TableSummary
@@ -175,6 +184,7 @@ class Snapshot(Message):
     seats: list[SeatRow]
     you: You
     view: View | None
+    presence: dict[str, PlayerPresence] | None = _omit_none()
 
 
 @_message
@@ -299,22 +309,14 @@ class LobbyUpdate(Message):
     rows: list[TableSummary] | None
 
 
-class PlayerPresence(TypedDict):
-    """A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
-    None when nobody saw them leave)."""
-
-    connected: bool
-    away_since: int | None
-
-
 @_message
 @dataclass(slots=True)
 class Presence(Message):
     type: ClassVar[str] = "presence"
     doc: ClassVar[str] = (
         "who of the game's people has the table open: `players` by user id (bots have none), "
-        "each `connected` or away since `away_since` (ms); after the snapshot, and to everyone "
-        "at the table when a player's first socket opens or last one closes"
+        "each `connected` or away since `away_since` (ms); to the others at the table when a "
+        "player's first socket there opens or last one closes (the snapshot carries it too)"
     )
     players: dict[str, PlayerPresence]
 

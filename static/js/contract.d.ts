@@ -23,7 +23,7 @@ export type ServerMessage =
   | LobbyUpdate;
 
 /**
- * on connect and when asked: everything this socket's user may see now; game null before anyone sits, view null while the game waits for players
+ * on connect and when asked: everything this socket's user may see now; game null before anyone sits, view null while the game waits for players; on a table socket, presence of the game's people (as in presence)
  */
 export interface Snapshot {
   type: "snapshot";
@@ -35,6 +35,9 @@ export interface Snapshot {
   view: {
     [k: string]: unknown;
   } | null;
+  presence?: {
+    [k: string]: PlayerPresence;
+  };
 }
 /**
  * A table as the lobby lists it (``GET /api/tables/``) and the table page heads it.
@@ -90,6 +93,15 @@ export interface You {
   name: string;
   position: number | null;
   seat: number | null;
+  [k: string]: unknown;
+}
+/**
+ * A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
+ * None when nobody saw them leave).
+ */
+export interface PlayerPresence {
+  connected: boolean;
+  away_since: number | null;
   [k: string]: unknown;
 }
 /**
@@ -572,22 +584,13 @@ export interface QuickMessage {
   text: string;
 }
 /**
- * who of the game's people has the table open: players by user id (bots have none), each connected or away since away_since (ms); after the snapshot, and to everyone at the table when a player's first socket opens or last one closes
+ * who of the game's people has the table open: players by user id (bots have none), each connected or away since away_since (ms); to the others at the table when a player's first socket there opens or last one closes (the snapshot carries it too)
  */
 export interface Presence {
   type: "presence";
   players: {
     [k: string]: PlayerPresence;
   };
-}
-/**
- * A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
- * None when nobody saw them leave).
- */
-export interface PlayerPresence {
-  connected: boolean;
-  away_since: number | null;
-  [k: string]: unknown;
 }
 /**
  * the answer to ping; at a table, with the version the socket shows

@@ -392,6 +392,8 @@ export interface Snapshot {
   you: You;
   /** null while the game waits for players. */
   view: View | null;
+  /** The game's people at the table (a table socket's snapshot). */
+  presence?: ByPlayer<PlayerPresence>;
 }
 
 /** The game moved on. */

@@ -188,8 +188,10 @@ async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.
     try:
         frames.append(await until(page, of_type("snapshot")))
         assert frames[-1]["table"]["seats_taken"] == 1
-        frames.append(await until(page, of_type("presence")))  # who of the game's people is here
 
+        ravi_page = await open_table(ravi, table.pk)  # ravi comes: asha's page hears it
+        frames.append(await until(page, of_type("presence")))
+        await ravi_page.disconnect()
         await _join(ravi, table)  # a second player sits down: the page's "2 / 3 seats taken"
         seated = await until(page, of_type("update"))
         frames.append(seated)

@@ -25,15 +25,17 @@ def _of(user_id: int) -> str:
 
 
 async def _presence(page: WebsocketCommunicator, **wanted: bool) -> Message:
-    """The first ``presence`` in which each named user id (``u<id>=connected``) is as wanted."""
+    """The first ``presence`` (or snapshot's presence) in which each named user id
+    (``u<id>=connected``) is as wanted; the message's ``players`` hold them."""
 
     def fits(message: Message) -> bool:
-        if message["type"] != "presence":
+        players = message.get("players") if message["type"] == "presence" else message.get("presence")
+        if players is None:
             return False
-        players = message["players"]
         return all(key[1:] in players and players[key[1:]]["connected"] is on for key, on in wanted.items())
 
-    return await until(page, fits)
+    message = await until(page, fits)
+    return {**message, "players": message.get("players") or message.get("presence")}
 
 
 async def test_a_player_who_closes_the_table_is_away_for_the_others_until_they_come_back() -> None:
@@ -51,7 +53,7 @@ async def test_a_player_who_closes_the_table_is_away_for_the_others_until_they_c
     asha_page = await open_table(asha, table.pk)
     await _presence(ravi_page, **{f"u{a}": True, f"u{r}": True})
     asha_tab = await open_table(asha, table.pk)  # a second tab
-    await until(asha_tab, of_type("presence"))
+    await until(asha_tab, of_type("snapshot"))
     await asha_tab.disconnect()  # closing one of two tabs is not leaving
     await ravi_page.send_json_to({"type": "ping"})
     seen: list[Message] = []
@@ -77,14 +79,14 @@ async def test_bots_and_spectators_have_no_presence() -> None:
     asha, ravi, meena = [await sync_to_async(make_player)(name) for name in ("asha", "ravi", "meena")]
     practice = await sync_to_async(services.practice_table_start)(user=asha, fmt="101", seats=3)
     page = await open_table(asha, practice.pk)
-    assert list((await until(page, of_type("presence")))["players"]) == [_of(asha.pk)]  # no bot
+    assert list((await until(page, of_type("snapshot")))["presence"]) == [_of(asha.pk)]  # no bot
     await page.disconnect()
 
     table = await sync_to_async(make_table)(seats=2, seed=4)
     for user in (asha, ravi):
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
     watcher = await open_table(meena, table.pk)
-    assert set((await until(watcher, of_type("presence")))["players"]) == {_of(asha.pk), _of(ravi.pk)}
+    assert set((await until(watcher, of_type("snapshot")))["presence"]) == {_of(asha.pk), _of(ravi.pk)}
     await watcher.disconnect()
 
 

@@ -67,6 +67,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
         if (S.snap && isNewGame(S, msg.game)) resetGame(S);
         S.version = msg.version;
         S.snap = msg;
+        if (msg.presence) S.presence = msg.presence;
         setView(msg.view, []);
         break;
       case "update": {
