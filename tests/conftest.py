@@ -9,6 +9,7 @@ or ``require_redis``. Outside CI a missing service skips them; in CI
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
@@ -46,3 +47,23 @@ def require_redis() -> str:
     except Exception as exc:  # any failure to reach it means it is missing
         _missing("Redis", f"{url}: {exc}")
     return url
+
+
+@pytest.fixture(autouse=True)
+def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table socket gets a ``presence`` frame whenever another player's page at the table opens
+    or closes (tables/presence.py), as the page's seats do. The socket tests that are about
+    something else read past it, as the page's other parts do; those marked ``presence`` see it."""
+    if request.node.get_closest_marker("presence"):
+        return
+    from channels.testing import WebsocketCommunicator
+
+    receive = WebsocketCommunicator.receive_from
+
+    async def receive_from(self: WebsocketCommunicator, timeout: float = 1) -> Any:  # noqa: ASYNC109
+        while True:
+            frame = await receive(self, timeout)
+            if not (isinstance(frame, str) and frame.startswith('{"type":"presence"')):
+                return frame
+
+    monkeypatch.setattr(WebsocketCommunicator, "receive_from", receive_from)

@@ -175,6 +175,7 @@ def _join(user: Any, table: Table) -> None:
 
 
 @pytestmark_sockets
+@pytest.mark.presence
 async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.Draft202012Validator) -> None:
     """A waiting table filling up, a game started, a move, an evaluation, refusals, a ping, a
     cancellation and a reminder: every frame of the table and lobby sockets matches the schema,

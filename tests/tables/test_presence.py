@@ -17,7 +17,7 @@ from tables.models import PoolGame
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.conftest import make_player, make_table
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.presence]
 
 
 def _of(user_id: int) -> str:
