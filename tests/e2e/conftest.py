@@ -161,6 +161,8 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
         "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
         "DATABASE_URL": _server_database_url(),
         "RUMMY_EMBEDDED_WORKER": "1",
+        # its worker picks up a timer or a bot's move within 50 ms, not kombu's second
+        "CELERY_MEMORY_POLL_MS": "50",
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
