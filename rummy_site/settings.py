@@ -402,6 +402,13 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 #: No REDIS_URL: the ASGI process runs a worker thread on the in-memory transport.
 CELERY_IN_PROCESS = not REDIS_URL
+#: No REDIS_URL: how often that worker looks at its empty in-memory queue and at its countdowns (1 s
+#: by default, kombu's and Celery's: a bot's move may wait up to that long after its thinking time).
+#: The browser tests' servers look every 50 ms.
+CELERY_MEMORY_POLL_MS = _int("CELERY_MEMORY_POLL_MS", 1000)
+if CELERY_IN_PROCESS:
+    CELERY_BROKER_TRANSPORT_OPTIONS["polling_interval"] = CELERY_MEMORY_POLL_MS / 1000
+    CELERY_WORKER_TIMER_PRECISION = CELERY_MEMORY_POLL_MS / 1000
 
 
 def utc_hour_minute(at: str, zone: str) -> tuple[int, int]:

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from tests.workers import worker_redis_url
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def _missing(what: str, why: str) -> None:
@@ -24,9 +25,10 @@ def _missing(what: str, why: str) -> None:
 
 
 def redis_url() -> str:
+    """``REDIS_URL`` if the settings name one, else this xdist worker's database of ``TEST_REDIS_URL``."""
     from django.conf import settings
 
-    return settings.REDIS_URL or os.environ.get("TEST_REDIS_URL", DEFAULT_REDIS_URL)
+    return settings.REDIS_URL or worker_redis_url()
 
 
 @pytest.fixture
@@ -67,3 +69,18 @@ def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pyte
                 return frame
 
     monkeypatch.setattr(WebsocketCommunicator, "receive_from", receive_from)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests (``slow``), then the browser tests (``e2e``), then the rest, each in its order.
+
+    With ``-n`` the workers take tests in this order: a long test started last would keep one
+    worker busy after the others are done, so the longest go first and the short fill in after.
+    """
+
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if item.get_closest_marker("e2e") else 2
+
+    items.sort(key=rank)  # stable: the collected order within each rank

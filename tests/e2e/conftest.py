@@ -22,8 +22,12 @@ from typing import Any
 
 import pytest
 
+from tests.workers import worker_index
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "e2e"
+#: The log of the server ``live_server_url`` starts: one per xdist worker, as their servers run at once.
+SERVER_LOG = ARTIFACTS / f"daphne-{worker_index()}.log"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -114,7 +118,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if not report.failed:
         return report
-    log = ARTIFACTS / "daphne.log"
+    log = SERVER_LOG
     if "live_server_url" in getattr(item, "fixturenames", ()) and log.exists():
         lines = without_static(log.read_text(errors="replace"))
         report.sections.append(
@@ -157,6 +161,8 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
         "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
         "DATABASE_URL": _server_database_url(),
         "RUMMY_EMBEDDED_WORKER": "1",
+        # its worker picks up a timer or a bot's move within 50 ms, not kombu's second
+        "CELERY_MEMORY_POLL_MS": "50",
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
@@ -166,7 +172,7 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
     ):  # as in production: a connection pool, not kept connections
         env.update(DB_POOL_SIZE="8", DB_CONN_MAX_AGE="0")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = (ARTIFACTS / "daphne.log").open("w")
+    log = SERVER_LOG.open("w")
     proc = subprocess.Popen(
         [str(daphne), "-b", "127.0.0.1", "-p", str(port), "rummy_site.asgi:application"],
         cwd=ROOT,
@@ -176,8 +182,8 @@ def live_server_url(transactional_db: None) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        if not serving(url, proc, timeout=30):
-            raise RuntimeError(f"daphne did not start; see {ARTIFACTS / 'daphne.log'}")
+        if not serving(url, proc, timeout=90):  # a busy machine (xdist workers side by side) starts it slowly
+            raise RuntimeError(f"daphne did not start; see {SERVER_LOG}")
         yield url
     finally:
         proc.terminate()

@@ -21,7 +21,8 @@ from tests.e2e.conftest import ARTIFACTS
 from tests.helpers import session_cookie
 
 PASSWORD = "felt-and-cards-2026"
-TIMEOUT = 15_000
+#: Playwright's timeout: generous, as the suite's workers share a small machine (waits end when met).
+TIMEOUT = 30_000
 VIEWPORTS: dict[str, dict[str, Any]] = {
     "1920x1080": {"viewport": {"width": 1920, "height": 1080}},
     "1366x650": {"viewport": {"width": 1366, "height": 650}},
@@ -41,7 +42,7 @@ VIEWPORTS: dict[str, dict[str, Any]] = {
 }
 
 
-def wait_until(check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+def wait_until(check: Callable[[], Any], what: str, timeout: float = 30) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = check()

@@ -102,6 +102,7 @@ def check_layout(player: Player, size: str, cards: int) -> None:
         assert_nav_fits(page, f"the table at {size} with {cards} cards")
 
 
+@pytest.mark.slow  # every viewport, every screen of a game
 def test_every_control_is_on_screen_and_uncovered(live_server_url: str, browser: Any) -> None:
     settings = TableSettings.objects.create(
         name="Six seats 101",

@@ -108,6 +108,7 @@ def _count_all(clients: dict[str, Client], urls: list[str]) -> dict[tuple[str, s
     return {(who, url): _queries(client, url) for who, client in clients.items() for url in urls}
 
 
+@pytest.mark.slow  # every admin list, twice filled
 def test_every_admin_list_and_the_player_page_make_as_many_queries_for_50_rows_as_for_5() -> None:
     root = User.objects.create_superuser("root", email="root@example.com", password="x-root-2026")
     boss = make_staff("boss", "Administrator")

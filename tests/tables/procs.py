@@ -24,6 +24,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.workers import worker_redis_dbs
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
@@ -57,8 +59,16 @@ def flush_redis(url: str) -> None:
         client.close()
 
 
-#: Redis databases the tests may claim: not 0 (the default REDIS_URL) nor 13 (the load bench's).
+#: Redis databases the tests may claim: not 0 (the default REDIS_URL) nor 13 (the load bench's), nor
+#: (``_claimable``) those the xdist workers of this run use as their own (tests/workers.py).
 CLAIMABLE_REDIS_DBS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15)
+
+
+def _claimable() -> list[int]:
+    taken = worker_redis_dbs()
+    return [db for db in CLAIMABLE_REDIS_DBS if db not in taken]
+
+
 _CLAIM_KEY = "rummy-tests:claimed-by"
 #: Keys that Celery (kombu's Redis transport, beat), channels-redis and tables.socket_registry write.
 _OUR_KEYS = ("_kombu.", "celery", "unacked", "asgi", "rummy-tests:", "rummy:ws:")
@@ -77,7 +87,8 @@ def private_redis(base_url: str) -> Iterator[str]:
     import redis
 
     owner = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{time.monotonic_ns()}"
-    for db in CLAIMABLE_REDIS_DBS:
+    claimable = _claimable()
+    for db in claimable:
         client = redis.Redis.from_url(redis_db_url(base_url, db), socket_connect_timeout=2)
         try:
             if not client.set(_CLAIM_KEY, owner, nx=True, ex=900):
@@ -96,7 +107,7 @@ def private_redis(base_url: str) -> Iterator[str]:
         finally:
             flush_redis(url)
         return
-    raise AssertionError(f"every Redis database in {CLAIMABLE_REDIS_DBS} is claimed by another test")
+    raise AssertionError(f"every Redis database in {claimable} is claimed by another test")
 
 
 def child_env(redis_url: str, **extra: str) -> dict[str, str]:
@@ -250,7 +261,7 @@ def start_worker(
         ],
         child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds)),
     )
-    if not proc.wait_for(" ready.", timeout=40):
+    if not proc.wait_for(" ready.", timeout=90):
         tail = proc.tail()
         proc.stop()
         raise AssertionError(f"the Celery worker did not become ready\n{tail}")
@@ -273,7 +284,7 @@ def start_beat(redis_url: str, workdir: Path, *, name: str = "beat", sweep_secon
         ],
         child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds)),
     )
-    if not proc.wait_for("beat: Starting", timeout=40):
+    if not proc.wait_for("beat: Starting", timeout=90):
         tail = proc.tail()
         proc.stop()
         raise AssertionError(f"Celery beat did not start\n{tail}")
@@ -326,7 +337,7 @@ def start_daphne(redis_url: str, *, name: str = "daphne", **env: str) -> tuple[P
         except OSError:
             return False
 
-    if not wait_until(accepting, timeout=40, interval=0.1) or not proc.alive():
+    if not wait_until(accepting, timeout=90, interval=0.1) or not proc.alive():
         tail = proc.tail()
         proc.stop()
         raise AssertionError(f"Daphne did not start on port {port}\n{tail}")

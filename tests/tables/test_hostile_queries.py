@@ -23,6 +23,7 @@ VALUES = ["\x00", "--5", "²", "9" * 5000, "' OR 1=1--", "99999999999999999999"]
 PARAMS = ["format", "status", "min_fee", "max_fee", "ids", "page", "next", "turn", "deal"]
 
 
+@pytest.mark.slow  # every page with every hostile string
 def test_hostile_query_strings_get_no_server_error(clock: FakeClock) -> None:
     game, users, _ = three_player_game(clock)
     deal = Deal.objects.filter(game=game).first()

@@ -13,6 +13,7 @@ from wallet.audit import check_ledger
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow  # twenty whole games: the longest test
 def test_simulate_plays_twenty_six_player_101_games_with_a_clean_ledger() -> None:
     out = io.StringIO()
     call_command("simulate", format="101", players=6, games=20, seed=100, stdout=out)

@@ -15,6 +15,7 @@ registry may sit on another Redis, or answer slowly).
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 import urllib.request
@@ -194,14 +195,26 @@ def test_a_renewal_reaches_every_players_sockets_past_one_script_calls_batch(
 
         async_to_sync(open_all)()
         try:
+            took = time.monotonic()
+            async_to_sync(renew)()  # brings back any that expired while 3,000 were opened one by one
+            took = time.monotonic() - took
             assert sockets.connected_users() == players
-            time.sleep(1.2)
+            # a TTL of 2 s, or more if one renewal takes long here (a busy machine): the second
+            # renewal must land before the first one's expiry, which the test then waits past
+            ttl = max(2, math.ceil(4 * took))
+            settings.WS_REGISTRY_TTL_SECONDS = ttl  # type: ignore[attr-defined]
+            first = time.monotonic()
+            async_to_sync(renew)()  # every socket now expires ttl s from here
+            time.sleep(0.6 * ttl)
             async_to_sync(renew)()
-            time.sleep(1.2)  # past the first expiry: only the renewal keeps them
-            assert sockets.connected_users() == players
+            time.sleep(max(0.0, first + ttl + 0.2 - time.monotonic()))  # past the first renewal's expiry
+            assert sockets.connected_users() == players  # only the second renewal keeps them
             client = redis.Redis.from_url(url)
-            assert all(client.zcard(socket_registry.user_key(u)) == 2 for u in pages)
-            time.sleep(2.2)  # nobody renews them now (this test runs no renewal task of its own)
+            counts = client.pipeline(transaction=False)  # one round trip, well before the expiry
+            for u in pages:
+                counts.zcard(socket_registry.user_key(u))
+            assert counts.execute() == [2] * players
+            time.sleep(ttl + 0.2)  # nobody renews them now (this test runs no renewal task of its own)
             assert sockets.connected_users() == 0
         finally:
             async_to_sync(close_all)()

@@ -45,6 +45,7 @@ def players(make_user: Callable[..., User], staff: User) -> list[User]:
 
 
 @pytest.mark.django_db
+@pytest.mark.slow  # many generated sequences
 @settings(
     max_examples=60,
     deadline=None,
