@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame
 from tests.e2e.conftest import ARTIFACTS, ROOT
 from tests.e2e.pages import VIEWPORTS
+from tests.e2e.test_table_layout import _stack
+from tests.e2e.test_table_play import ASHA_HAND, RAVI_HAND
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 
@@ -46,26 +47,23 @@ async (tags) => {
 @pytest.fixture
 def a11y_rows(transactional_db: None) -> dict[str, int]:
     """Made before the browser starts: a deal over (its game between deals), and a deal running."""
-    table = make_table(seats=2, seed=11, pause_seconds=600)
+    table = make_table(seats=2, seed=11, pause_seconds=600, declare_seconds=600)
     asha, ravi = make_player("asha"), make_player("ravi")
     services.table_join(table_id=table.pk, user=asha)
     services.table_join(table_id=table.pk, user=ravi)
+    # a stacked deal: Asha draws, declares with pure sequences and a set, Ravi shows (a result
+    # sheet with every kind of group label, and a replay with moves on both sides of its cursor)
+    _stack(table, [ASHA_HAND, RAVI_HAND])
     game = PoolGame.objects.get(table=table)
-    state = GameState.from_dict(game.state)
-    assert state.deal is not None
-    on_turn = next(u for u in (asha, ravi) if str(u.pk) == state.players[state.deal.turn].id)
-    # a few moves, so that the replay has events on both sides of its cursor
-    services.game_act(
-        game_id=game.pk, user=on_turn, request_id="d1", action={"type": "draw", "source": "closed"}
-    )
-    state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
-    assert state.deal is not None
-    card = state.deal.hands[state.deal.turn][0].code
-    services.game_act(
-        game_id=game.pk, user=on_turn, request_id="x1", action={"type": "discard", "card": card}
-    )
-    other = ravi if on_turn is asha else asha
-    assert services.game_act(game_id=game.pk, user=other, request_id="drop", action={"type": "drop"})["ok"]
+
+    def act(user: Any, rid: str, action: dict[str, Any]) -> None:
+        answer = services.game_act(game_id=game.pk, user=user, request_id=rid, action=action)
+        assert answer["ok"], answer
+
+    act(asha, "d", {"type": "draw", "source": "closed"})  # QC
+    groups = [["AS", "2S", "3S"], ["4H", "5H", "6H"], ["7S", "7D", "7C"], ["9C", "10C", "JC", "QC"]]
+    act(asha, "f", {"type": "finish", "card": "KD", "groups": groups})
+    act(ravi, "s", {"type": "show", "groups": [RAVI_HAND[0:4], RAVI_HAND[4:8], RAVI_HAND[8:]]})
     deal = Deal.objects.get(game=game, number=1)
 
     running = make_table(seats=2, seed=5, turn_seconds=600, extra_time_seconds=60)
