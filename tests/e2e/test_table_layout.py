@@ -451,3 +451,36 @@ def _stack(table: Table, hands: list[list[str]]) -> None:
         )
         game.event_count += 1
         game.save()
+
+
+def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any) -> None:
+    """Issue 25, phones 3: on a phone "+ new group" is there only during a drag. The tap route is
+    the hand's Group button: select cards with taps, tap Group, and they are a group of their own,
+    upright and sideways, with the button on screen and uncovered."""
+    table, users = _six_seat_table("New group by tap")
+    for size in ("375x740", "740x360"):
+        player = Player(browser, live_server_url, f"{users[0].username}@{size}", VIEWPORTS[size])
+        try:
+            player.log_in(users[0])
+            player.goto(f"/tables/{table.pk}/")
+            wait_until(lambda p=player: len(p.hand()) >= 13, f"the hand at {size}")  # type: ignore[misc]
+            page = player.page
+            page.wait_for_timeout(700)  # the deal's animation
+            before = player.hand_dom()
+            picked = [before[0][0], before[1][0]]
+            page.tap(f"#groups .group:nth-child(1) .card[data-code='{picked[0]}']")
+            page.tap(f"#groups .group:nth-child(2) .card[data-code='{picked[1]}']")
+            page.wait_for_selector("#btn-group:not([disabled]) >> text=Group (2)")
+            problems = visible_problems(player, size, "cards selected", [*TABLE_ITEMS, ("#btn-group", False)])
+            assert problems == [], problems
+            player.shot(f"layout-new-group-{size}")
+            page.tap("#btn-group")
+            wanted = sorted(picked)
+            wait_until(
+                lambda p=player, w=wanted: any(sorted(g) == w for g in p.hand_dom()),
+                f"the new group at {size}",
+            )  # type: ignore[misc]
+            player.assert_clean()
+        finally:
+            player.close()
+            connections.close_all()
