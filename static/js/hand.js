@@ -86,6 +86,9 @@ export function Hand({ s, t, me, summary }) {
   const groups = s.groups || [];
   const verdict = t.verdictFor(groups, v.wild_rank);
   const myTurn = t.myTurn();
+  // "+ new group": a drop target while dragging, and with cards selected a tap that groups them
+  // (where it is shown: phones show it while dragging only, and tap Group instead)
+  const armed = s.selected.length >= 1 && t.legal("arrange");
   return html`<section id="hand-area" class="hand-area">
     <div class="hand-head">
       ${me}
@@ -116,7 +119,8 @@ export function Hand({ s, t, me, summary }) {
         </div>`;
       }))({ done: false })}
     </div>
-    <div id="new-group" class="new-group" data-testid="new-group">+ new group</div>
+    <div id="new-group" class=${"new-group" + (armed ? " armed" : "")} data-testid="new-group"
+      onClick=${() => { if (armed) t.groupSelected(); }}>+ new group</div>
   </section>`;
 }
 

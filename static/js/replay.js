@@ -161,12 +161,12 @@ function ResultRows({ upTo }) {
   const players = result.players || {};
   const seats = Object.keys(players);
   if (!seats.length || !events.slice(0, upTo + 1).some((e) => e.type === "deal_over")) return null;
-  return html`<table class="data replay-result" id="replay-result">
+  return html`<div class="table-scroll" role="region" aria-label="Result sheet" tabindex="0"><table class="data replay-result" id="replay-result">
     <thead><tr><th>Player</th><th>Result</th><th>Points</th><th>Score after</th></tr></thead>
     <tbody>${seats.map((s) => html`<tr key=${s} class=${String(result.winner) === s ? "winner-row" : ""}>
       <td>${String(result.winner) === s ? "★ " : ""}${who(s)}</td><td>${players[s].status}</td>
       <td><strong>${players[s].points}</strong></td><td>${(result.scores || {})[s]}</td></tr>`)}</tbody>
-  </table>`;
+  </table></div>`;
 }
 
 let step = 0;

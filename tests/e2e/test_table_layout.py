@@ -8,6 +8,15 @@ element hit at its own centre (``document.elementFromPoint``), so nothing covers
 the page does not scroll. The site's top bar, where it is shown (always at 375×740),
 has every link on screen and uncovered, and the prize pill's text is whole, not cut.
 Screenshots of each size go to ``artifacts/e2e/``.
+
+Then every visible element of the table (issue 25, its phones' items 1-2) at the five sizes:
+every seat including your own (name, score, countdown and time bank, also sideways at 740×360),
+the piles, the finish slot, every group and the new-group control when shown, the groups others
+have shown in a declaration, and the result sheet's rows with their cards; each lies inside the
+viewport and inside every box that clips it, with non-zero size, and no clipping box of theirs
+hides a part sideways (rows of cards wrap; boxes that scroll up and down are scrolled to them).
+Opponents' names are whole, with their card count and time bank; the table's name, format and
+entry are shown at 375×740.
 """
 
 from __future__ import annotations
@@ -21,8 +30,9 @@ from django.db import connections
 
 from game_engine.game import GameState
 from tables import services
-from tables.models import PoolGame, Table, TableSettings
+from tables.models import GameEvent, PoolGame, Table, TableSettings
 from tests.e2e.pages import NAV_CHECK, VIEWPORTS, Player, assert_nav_fits, game_of, make_user, wait_until
+from tests.e2e.test_table_play import ASHA_HAND, CUT, OPEN_CARD, RAVI_HAND
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -151,3 +161,327 @@ def test_every_control_is_on_screen_and_uncovered(live_server_url: str, browser:
             with contextlib.suppress(Exception):  # already closed
                 p.close()
         connections.close_all()
+
+
+# --------------------------------------------------------------------------- every visible element
+#: Each element the selectors find (hidden ones only where ``optional``) must be shown, with non-zero
+#: size, inside the viewport and inside every ancestor that clips it; an ancestor that scrolls up and
+#: down is scrolled to it first (a list longer than the screen), but none may hide a part sideways.
+VISIBLE_CHECK = """
+(items) => {
+  const W = document.documentElement.clientWidth, H = document.documentElement.clientHeight;
+  const problems = [];
+  let count = 0;
+  const clips = (v) => v !== 'visible';
+  for (const [sel, optional] of items) {
+    const found = Array.from(document.querySelectorAll(sel));
+    if (!found.length && !optional) problems.push(sel + ': none on the page');
+    found.forEach((el, k) => {
+      const name = sel + '#' + k + (el.dataset.seat ? '[seat ' + el.dataset.seat + ']' : '');
+      if (getComputedStyle(el).display === 'none' || el.closest('[hidden]')) {
+        if (!optional) problems.push(name + ' is hidden');
+        return;
+      }
+      count += 1;
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        if ((cs.overflowY === 'auto' || cs.overflowY === 'scroll') && a.scrollHeight > a.clientHeight) {
+          const r = el.getBoundingClientRect(), b = a.getBoundingClientRect();
+          if (r.bottom > b.bottom) a.scrollTop += r.bottom - b.bottom + 2;
+          if (r.top < b.top) a.scrollTop -= b.top - r.top + 2;
+        }
+      }
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) { problems.push(name + ' has no size'); return; }
+      if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
+        problems.push(name + ' is outside the viewport ' + JSON.stringify([r.left, r.top, r.right, r.bottom].map(Math.round)));
+        return;
+      }
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const cs = getComputedStyle(a), b = a.getBoundingClientRect();
+        const what = a.id ? '#' + a.id : a.className ? '.' + String(a.className).split(' ')[0] : a.tagName;
+        if (clips(cs.overflowX) && (r.left < b.left - 0.5 || r.right > b.right + 0.5)) {
+          problems.push(name + ' is cut sideways by ' + what); break;
+        }
+        if (clips(cs.overflowY) && (r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5)) {
+          problems.push(name + ' is cut by ' + what + ' ' + JSON.stringify([r.top, r.bottom, b.top, b.bottom].map(Math.round))); break;
+        }
+      }
+    });
+  }
+  return {count, problems};
+}
+"""
+
+#: Text cut short inside its own box (an ellipsis, or hidden overflow): the elements whose text is not whole.
+WHOLE_TEXT = """
+(sel) => Array.from(document.querySelectorAll(sel))
+  .filter((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1 || el.getBoundingClientRect().width < 1)
+  .map((el) => el.textContent.trim() + ' ' + [el.scrollWidth, el.clientWidth, el.scrollHeight, el.clientHeight])
+"""
+
+SHOWN = """(sel) => Array.from(document.querySelectorAll(sel)).filter((el) => el.getBoundingClientRect().width > 0 && getComputedStyle(el).visibility !== 'hidden').map((el) => el.textContent.trim())"""
+
+#: Each opponent's time bank or running clock, as shown (empty when neither is).
+SEAT_CLOCKS = """() => Array.from(document.querySelectorAll('#seats .seat')).map((seat) =>
+  Array.from(seat.querySelectorAll('.bank, .timer-text')).filter((el) => el.getBoundingClientRect().width > 0)
+    .map((el) => el.textContent.trim()).join(' '))"""
+
+#: What every table screen shows: every seat including your own, the piles and the finish slot.
+TABLE_ITEMS = [
+    ("#seats .seat", False),
+    (".hand-head .seat.me", False),
+    ("#cut-joker", False),
+    ("#closed-deck", False),
+    ("#open-pile", False),
+    ("#finish-slot", False),
+    ("#groups .group", False),
+    (".new-group", True),
+]
+DECLARED_ITEMS = [("#declared .shown-row", False), ("#declared .mini-group", False)]
+SHEET_ITEMS = [
+    ("#result-table tbody tr", False),
+    ("#result-table .sheet-group", False),
+    ("#modal .modal-actions button", False),
+]
+
+
+def visible_problems(player: Player, size: str, where: str, items: list[tuple[str, bool]]) -> list[str]:
+    result = player.page.evaluate(VISIBLE_CHECK, items)
+    return [f"{where} at {size}: {p}" for p in result["problems"]]
+
+
+def seat_problems(player: Player, size: str, where: str, opponents: int) -> list[str]:
+    """Names whole; an opponent's card count and time bank (or clock) shown; your own seat's
+    name, score and its clock or bank: what the issue saw missing at 375×740 and 740×360."""
+    page = player.page
+    out: list[str] = []
+    cut = page.evaluate(WHOLE_TEXT, "#seats .seat-name, .hand-head .seat .seat-name")
+    if cut:
+        out.append(f"names cut short {cut}")
+    if where == "mid-deal":
+        counts = page.evaluate(SHOWN, "#seats .ccount")
+        if len(counts) != opponents:
+            out.append(f"card counts shown {counts}")
+        clocks = page.evaluate(SEAT_CLOCKS)
+        if len(clocks) != opponents or not all(clocks):
+            out.append(f"banks and clocks shown {clocks}")
+    mine = page.evaluate(SHOWN, ".hand-head .seat.me .seat-name, .hand-head .seat.me .seat-score")
+    if len(mine) != 2:
+        out.append(f"your own seat shows {mine}")
+    if where == "mid-deal":  # on turn: its clock and what is left in its bank
+        own = page.evaluate(SHOWN, ".hand-head .seat.me .timer-text, .hand-head .seat.me .bank")
+        if len(own) != 2:
+            out.append(f"your own seat's clock and bank: {own}")
+    if size == "375x740":
+        head = page.evaluate(SHOWN, ".tbl-title h1, .tbl-meta .chip-pill")
+        if len(head) < 3 or not all(head):
+            out.append(f"the table's name, format and entry: {head}")
+    return [f"{where} at {size}: {p}" for p in out]
+
+
+def test_every_seat_and_group_is_whole_mid_deal(live_server_url: str, browser: Any) -> None:
+    """Six players, the one on turn, at each size: every seat and group on screen and readable."""
+    table, users = _six_seat_table("Every element, six seats")
+    state = GameState.from_dict(game_of(table).state)
+    assert state.deal is not None
+    on_turn = next(u for u in users if u.pk == int(state.players[state.deal.turn].id))
+    problems: list[str] = []
+    for size, device in VIEWPORTS.items():
+        player = Player(browser, live_server_url, f"{on_turn.username}@{size}", device)
+        try:
+            player.log_in(on_turn)
+            player.goto(f"/tables/{table.pk}/")
+            wait_until(lambda p=player: len(p.hand()) == 13, f"the hand at {size}")  # type: ignore[misc]
+            player.page.wait_for_timeout(700)  # the deal's animation
+            player.shot(f"layout-every-element-{size}")
+            problems += visible_problems(player, size, "mid-deal", TABLE_ITEMS)
+            problems += seat_problems(player, size, "mid-deal", len(users) - 1)
+            player.assert_clean()
+        finally:
+            player.close()
+            connections.close_all()
+    assert problems == [], "\n".join(problems)
+
+
+THIRD_HAND = ["2D", "4D", "5D", "8S", "9H", "10H", "QH", "JD", "AD", "4S", "6S", "8C", "9D"]
+
+
+def test_a_declaration_and_the_result_sheet_fit_every_screen(live_server_url: str, browser: Any) -> None:
+    """Three players: Asha declares, Ravi shows, and Meera's page at each size shows the groups
+    shown so far whole (on a phone they were cut by the table's edge); then Meera shows and the
+    result sheet's every row of cards, and its buttons, are on screen at each size."""
+    settings = TableSettings.objects.create(
+        name="Declaring 101", format="101", entry_fee=1_000, seats=3, turn_seconds=300,
+        extra_time_seconds=60, declare_seconds=600, pause_seconds=600,
+    )  # fmt: skip
+    table = Table.objects.create(settings=settings, name="Declaring, long names")
+    users = [
+        make_user("asha", "Asha Raghunathan"),
+        make_user("ravi", "Ravi Shankar (bot)"),
+        make_user("meera", "Meenakshi Sundaram"),
+    ]
+
+    def arrange() -> None:  # off Playwright's event loop: the services notify the server's sockets
+        for user in users:
+            services.table_join(table_id=table.pk, user=user)
+        _stack(table, [ASHA_HAND, RAVI_HAND, THIRD_HAND])
+        act = lambda user, rid, action: services.game_act(  # noqa: E731
+            game_id=game_of(table).pk, user=user, request_id=rid, action=action
+        )
+        assert act(users[0], "d", {"type": "draw", "source": "closed"})["ok"]  # QC
+        groups = [["AS", "2S", "3S"], ["4H", "5H", "6H"], ["7S", "7D", "7C"], ["9C", "10C", "JC", "QC"]]
+        assert act(users[0], "f", {"type": "finish", "card": "KD", "groups": groups})["ok"]
+        ravi = [RAVI_HAND[0:4], RAVI_HAND[4:8], RAVI_HAND[8:13]]
+        assert act(users[1], "s", {"type": "show", "groups": ravi})["ok"]
+        connections.close_all()
+
+    worker = threading.Thread(target=arrange)
+    worker.start()
+    worker.join()
+    assert GameState.from_dict(game_of(table).state).phase == "declaring"
+    meera = users[2]
+    problems: list[str] = []
+    for size, device in VIEWPORTS.items():
+        player = Player(browser, live_server_url, f"meera@{size}", device)
+        try:
+            player.log_in(meera)
+            player.goto(f"/tables/{table.pk}/")
+            player.page.wait_for_selector("#declared .shown-row >> nth=1")
+            player.page.wait_for_timeout(500)
+            player.shot(f"layout-declared-{size}")
+            problems += visible_problems(player, size, "declaring", TABLE_ITEMS + DECLARED_ITEMS)
+            problems += seat_problems(player, size, "declaring", 2)
+            player.assert_clean()
+        finally:
+            player.close()
+            connections.close_all()
+
+    def show() -> None:
+        hand = THIRD_HAND
+        answer = services.game_act(
+            game_id=game_of(table).pk,
+            user=meera,
+            request_id="m",
+            action={"type": "show", "groups": [hand[0:5], hand[5:9], hand[9:]]},
+        )
+        assert answer["ok"], answer
+        connections.close_all()
+
+    worker = threading.Thread(target=show)
+    worker.start()
+    worker.join()
+    assert GameState.from_dict(game_of(table).state).phase == "between_deals"
+    for size, device in VIEWPORTS.items():
+        player = Player(browser, live_server_url, f"meera@{size}", device)
+        try:
+            player.log_in(meera)
+            player.goto(f"/tables/{table.pk}/")
+            player.page.wait_for_selector("#modal:not([hidden]) #result-table tbody tr >> nth=2")
+            player.page.wait_for_timeout(500)
+            player.shot(f"layout-result-{size}")
+            problems += visible_problems(player, size, "the result sheet", SHEET_ITEMS)
+            player.assert_clean()
+        finally:
+            player.close()
+            connections.close_all()
+    assert problems == [], "\n".join(problems)
+
+
+def _six_seat_table(name: str) -> tuple[Table, list[Any]]:
+    settings = TableSettings.objects.create(
+        name=name, format="101", entry_fee=1_000, seats=6, turn_seconds=300,
+        extra_time_seconds=60, declare_seconds=60, pause_seconds=60,
+    )  # fmt: skip
+    table = Table.objects.create(settings=settings, name=name)
+    users = [make_user(f"p{i}", n) for i, n in enumerate(NAMES)]
+
+    def join_all() -> None:
+        for user in users:
+            services.table_join(table_id=table.pk, user=user)
+        connections.close_all()
+
+    joiner = threading.Thread(target=join_all)
+    joiner.start()
+    joiner.join()
+    assert game_of(table).status == PoolGame.Status.RUNNING
+    return table, users
+
+
+def _stack(table: Table, hands: list[list[str]]) -> None:
+    """Deal 1 replaced by a stacked one (as test_table_play.stack_deal, for any number of seats)."""
+    from django.db import transaction
+
+    from game_engine.scenario import scripted_game
+    from tables import clock
+
+    with transaction.atomic():
+        game = PoolGame.objects.select_for_update().get(pk=game_of(table).pk)
+        real = GameState.from_dict(game.state)
+        state = scripted_game(
+            table.settings.rules(), hands, open_card=OPEN_CARD, cut=CUT, closed_top=["QC", "KS"],
+            at=clock.now_ms(), seed=game.seed or 1,
+        )  # fmt: skip
+        for mine, theirs in zip(state.players, real.players, strict=True):
+            mine.id, mine.name, mine.fees_paid = theirs.id, theirs.name, theirs.fees_paid
+        state.version = game.version + 1
+        game.state = state.to_dict()
+        game.version = state.version
+        assert state.deadline is not None
+        game.deadline_at = clock.from_ms(state.deadline.at_ms)
+        game.deadline_kind = state.deadline.kind
+        deal = state.deal
+        assert deal is not None
+        started = {  # the log tells the stacked deal, so its replay shows it
+            "deal_no": 1,
+            "order": list(deal.order),
+            "dealer": deal.order[-1],
+            "first": deal.order[0],
+            "cut_joker": CUT,
+            "wild_rank": deal.wild_rank,
+            "open_card": OPEN_CARD,
+            "closed_count": len(deal.closed),
+        }
+        GameEvent.objects.create(
+            game=game,
+            deal_number=1,
+            version=state.version,
+            seq=game.event_count,
+            type="deal_started",
+            data=started,
+        )
+        game.event_count += 1
+        game.save()
+
+
+def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any) -> None:
+    """Issue 25, phones 3: on a phone "+ new group" is there only during a drag. The tap route is
+    the hand's Group button: select cards with taps, tap Group, and they are a group of their own,
+    upright and sideways, with the button on screen and uncovered."""
+    table, users = _six_seat_table("New group by tap")
+    for size in ("375x740", "740x360"):
+        player = Player(browser, live_server_url, f"{users[0].username}@{size}", VIEWPORTS[size])
+        try:
+            player.log_in(users[0])
+            player.goto(f"/tables/{table.pk}/")
+            wait_until(lambda p=player: len(p.hand()) >= 13, f"the hand at {size}")  # type: ignore[misc]
+            page = player.page
+            page.wait_for_timeout(700)  # the deal's animation
+            before = player.hand_dom()
+            picked = [before[0][0], before[1][0]]
+            page.tap(f"#groups .group:nth-child(1) .card[data-code='{picked[0]}']")
+            page.tap(f"#groups .group:nth-child(2) .card[data-code='{picked[1]}']")
+            page.wait_for_selector("#btn-group:not([disabled]) >> text=Group (2)")
+            problems = visible_problems(player, size, "cards selected", [*TABLE_ITEMS, ("#btn-group", False)])
+            assert problems == [], problems
+            player.shot(f"layout-new-group-{size}")
+            page.tap("#btn-group")
+            wanted = sorted(picked)
+            wait_until(
+                lambda p=player, w=wanted: any(sorted(g) == w for g in p.hand_dom()),
+                f"the new group at {size}",
+            )  # type: ignore[misc]
+            player.assert_clean()
+        finally:
+            player.close()
+            connections.close_all()

@@ -3,7 +3,7 @@
 // a place to tap or drop a card on), the status line, the ticker, and the groups shown in a
 // declaration.
 import { html } from "../../../vendor/htm-preact/standalone.module.js";
-import { Card, CardBack, hasWildRank } from "../../cards.js";
+import { Card, CardBack, cardLongName, hasWildRank } from "../../cards.js";
 import { posOf } from "../state.js";
 import { statusText } from "../status.js";
 
@@ -19,6 +19,11 @@ export function Center({ s, t }) {
   const openBlocked = drawOk && !v?.can_pick_open;
   const wild = v ? v.wild_rank : null;
   const countdown = t.tableCountdown();
+  // a pile's name is its own text (a hidden phrase, "Open pile: Seven of hearts"), not an aria-label
+  // that would differ from the card drawn in it (WCAG 2.5.3, label in name); the card is hidden from
+  // assistive tech, which hears the phrase
+  const hidden = { "aria-hidden": "true" };
+  const openTop = inDeal && v?.open_top ? v.open_top : null;
   return html`<div class="felt-center">
     <div class="pile-row">
       <figure class="pile" id="cut-joker-box" title="The cut joker: every card of this rank is a joker">
@@ -32,23 +37,25 @@ export function Center({ s, t }) {
         <figcaption>Deck <span id="closed-count">${inDeal ? "(" + v?.closed_count + ")" : ""}</span></figcaption>
       </figure>
       <figure class="pile" title="Open pile: tap to draw the top card; tap with a selected card, or drop a card here, to discard">
-        <div id="open-pile" data-testid="open-pile" role="button" tabindex="0" aria-label="Open pile"
+        <div id="open-pile" data-testid="open-pile" role="button" tabindex="0"
           class=${"slot open-pile" + (drawOk && v?.can_pick_open ? " can" : "") + (inDeal && t.canDiscard() ? " target" : "") + (openBlocked ? " blocked" : "")}
           onClick=${() => {
             if (!s.view || !s.view.hand) return;
             if (t.canDiscard()) { const c = t.selectedCode(); if (c) t.discard(c); else t.toast("Select the card to discard first", "info"); return; }
             t.drawFrom("open");
           }}>
-          ${inDeal && pile.length > 1 ? html`<${Card} key=${"u" + pile.length} code=${pile[pile.length - 2]} cls="under" wild=${hasWildRank(pile[pile.length - 2], wild)} />` : null}
-          ${inDeal && v?.open_top ? html`<${Card} key=${"t" + pile.length} code=${v.open_top} cls="top" wild=${hasWildRank(v.open_top, wild)} />` : null}
+          <span class="sr-only">${"Open pile" + (openTop ? ": " + cardLongName(openTop) : "")}</span>
+          ${inDeal && pile.length > 1 ? html`<${Card} key=${"u" + pile.length} code=${pile[pile.length - 2]} cls="under" wild=${hasWildRank(pile[pile.length - 2], wild)} attrs=${hidden} />` : null}
+          ${openTop ? html`<${Card} key=${"t" + pile.length} code=${openTop} cls="top" wild=${hasWildRank(openTop, wild)} attrs=${hidden} />` : null}
         </div>
         <figcaption>Open</figcaption>
       </figure>
       <figure class="pile" title="Finish slot: put your 14th card here to declare">
-        <div id="finish-slot" data-testid="finish-slot" role="button" tabindex="0" aria-label="Finish slot"
+        <div id="finish-slot" data-testid="finish-slot" role="button" tabindex="0"
           class=${"slot finish-slot" + (inDeal && t.canFinish() ? " target" : "")}
           onClick=${() => { const c = t.selectedCode(); if (c && t.canFinish()) t.startFinish(c, posOf(s.selected[0])); }}>
-          ${s.finishCard ? html`<${Card} code=${s.finishCard} />` : html`<span class="slot-hint">Finish</span>`}</div>
+          ${s.finishCard ? html`<span class="sr-only">Finish slot: ${cardLongName(s.finishCard)}</span><${Card} code=${s.finishCard} attrs=${hidden} />`
+            : html`<span class="sr-only">Finish slot</span><span class="slot-hint" aria-hidden="true">Finish</span>`}</div>
         <figcaption>Finish</figcaption>
       </figure>
     </div>

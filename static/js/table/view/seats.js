@@ -31,7 +31,8 @@ export function SeatBox({ s, p, i, mine, style }) {
       ${away ? html`<div class="seat-away" title="This player's table is closed: their turns are played by the timer">${awayWords(pres.away_since, p)}</div>` : null}
       ${tm ? html`<div class=${"timer " + tm.level + (tm.kind === "extra" ? " extra" : "")}>
           <div class="timer-bar"><i style=${"width:" + Math.round(tm.frac * 100) + "%"}></i></div>
-          <span class="timer-text">${(tm.kind === "extra" ? "extra " : "") + fmtSecs(tm.left)}</span></div>`
+          <span class="timer-text">${(tm.kind === "extra" ? "extra " : "") + fmtSecs(tm.left)}</span>
+          ${tm.kind === "extra" ? null : html`<span class="bank" title="Extra-time bank">bank ${Math.round((p.extra_ms || 0) / 1000)}s</span>`}</div>`
         : html`<div class="bank" title="Extra-time bank">bank ${Math.round((p.extra_ms || 0) / 1000)}s</div>`}
       ${said ? html`<div class="quick-said" key=${said.id}>${said.text}</div>` : null}
     </div>
