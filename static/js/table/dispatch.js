@@ -7,8 +7,9 @@
 import { play } from "../sounds.js";
 import { eventLine, eventSound } from "./ticker.js";
 import { noticeBanner } from "./notices.js";
+import { eventSpeech, say } from "./speech.js";
 import {
-  addNotice, addScores, autoSheet, isMe, isNewGame, me, nameOf, resetGame, takeOwnView, takeView,
+  addNotice, addScores, autoSheet, isMe, isNewGame, legal, me, nameOf, resetGame, takeOwnView, takeView,
 } from "./state.js";
 
 /** @typedef {import("../wire.js").ServerMessage} ServerMessage */
@@ -43,13 +44,21 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
     if (line) S.ticker = line;
   }
 
-  /** A new view and the events that led to it. @param {View | null} view @param {GameEvent[]} events */
+  /**
+   * A new view and the events that led to it; what happened is said in words through the live
+   * region, in one line ("Ravi discarded the seven of hearts. Your turn.").
+   * @param {View | null} view @param {GameEvent[]} events
+   */
   function setView(view, events) {
+    const couldShow = legal(S, "show");
     const { dealt, drawn, turnStarted } = takeView(S, view);
     if (dealt) ui.deal();
     if (drawn) ui.flash(drawn, "drawn-in");
     events.forEach(onEvent);
-    if (turnStarted) yourTurn();
+    const spoken = events.map((e) => eventSpeech(e, who, drawn)).filter(Boolean).map((x) => x + ".");
+    if (turnStarted) { yourTurn(); spoken.push("Your turn."); }
+    if (!couldShow && legal(S, "show")) spoken.push("Arrange your groups, then press F to show them.");
+    say(S, spoken.join(" "));
     autoSheet(S);
     paint();
   }
