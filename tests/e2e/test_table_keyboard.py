@@ -144,6 +144,16 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         )
         assert len(labels) == 13 and "ace of spades" in labels and "seven of diamonds" in labels, labels
         assert page.evaluate(CURSOR) == "AS"
+        ravi_labels = rp.eval_on_selector_all(
+            "#groups [role=option]", "os => os.map(o => o.getAttribute('aria-label'))"
+        )
+        assert "eight of hearts, wild joker" in ravi_labels and "ten of diamonds" in ravi_labels, ravi_labels
+        names = page.evaluate(
+            "import(new URL('cards.js', document.querySelector('script[type=module]').src).href).then(m => ['PJ', 'QS', '10C', '7H'].map(c => m.spokenCard(c, 7)))"
+        )
+        assert names == ["printed joker", "queen of spades", "ten of clubs", "seven of hearts, wild joker"], (
+            names
+        )
 
         # 1. Asha sorts (S), moves 7S and 7C next to 7D (Shift + arrows), draws (D), places QC, discards KD (X)
         page.keyboard.press("s")
@@ -341,7 +351,7 @@ def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
 
 
 def test_time_is_said_at_thresholds_and_no_live_region_ticks(live_server_url: str, browser: Any) -> None:
-    table = make_table("Clock words 101", turn_seconds=12, extra_time_seconds=5)
+    table = make_table("Clock words 101", turn_seconds=20, extra_time_seconds=5)
     asha = listener(browser, live_server_url, "Asha", DESKTOP)
     ravi = listener(browser, live_server_url, "Ravi", DESKTOP)
     page = asha.page
@@ -350,15 +360,49 @@ def test_time_is_said_at_thresholds_and_no_live_region_ticks(live_server_url: st
         page.wait_for_selector("#status-line >> text=Your turn: draw")
         samples: set[str] = set()
         started = time.monotonic()
-        while time.monotonic() - started < 11:  # Asha's turn runs out, her seat's clock ticking on screen
+        # Asha's turn runs down, her seat's clock ticking on screen, until she hears 5 seconds left
+        while not any("5 seconds left" in line for line in heard(asha)):
             samples.update(page.evaluate(LIVE_TEXT))
             page.wait_for_timeout(200)
+            assert time.monotonic() - started < 25, heard(asha)
+        ravi_heard = heard(ravi)  # still Asha's turn: Ravi's own clock has not run
         page.wait_for_selector(".seat.me .timer-text")
         ticking = [t for t in samples if re.search(r"\d:\d\d|\b\d+ ?s\b", t)]
         assert ticking == [], ticking
-        times = [line for line in heard(asha) if "seconds left on your turn" in line]
+        times = [line for line in heard(asha) if "seconds left" in line]
         assert times == ["10 seconds left on your turn.", "5 seconds left on your turn."], heard(asha)
-        assert not [line for line in heard(ravi) if "seconds left" in line], heard(ravi)
+        assert not [line for line in ravi_heard if "seconds left" in line], ravi_heard
+        asha.assert_clean()
+        ravi.assert_clean()
+    finally:
+        asha.close()
+        ravi.close()
+        connections.close_all()
+
+
+def test_the_next_deals_countdown_is_shown_but_never_ticks_in_a_live_region(
+    live_server_url: str, browser: Any
+) -> None:
+    table = make_table("No ticking 101")
+    asha = listener(browser, live_server_url, "Asha", DESKTOP)
+    ravi = listener(browser, live_server_url, "Ravi", DESKTOP)
+    page = asha.page
+    try:
+        seat_and_stack(table, asha, ravi)
+        page.focus("#btn-drop")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#drop-confirm")
+        page.focus("#drop-confirm")
+        page.keyboard.press("Enter")
+        wait_until(lambda: state_of(table).phase == "between_deals", "the deal to end with Asha's drop")
+        page.wait_for_selector("#status-line >> text=Next deal in")
+        samples: set[str] = set()
+        for _ in range(16):  # four seconds: the countdown moves on screen
+            samples.update(page.evaluate(LIVE_TEXT))
+            page.wait_for_timeout(250)
+        ticking = [t for t in samples if re.search(r"\d:\d\d", t)]
+        assert ticking == [], ticking
+        hears(ravi, "Asha dropped")
         asha.assert_clean()
         ravi.assert_clean()
     finally:
