@@ -60,10 +60,16 @@ if (root && cfg) {
       try { new Notification("Your turn", { body: cfg.table_name, tag: "rummy-turn" }); } catch (e) { /* not allowed here */ }
     }
   };
+  let lost = false; // the connection was lost and is not back yet
   const dispatch = createDispatch({ S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn });
   const socket = new TableSocket(cfg.ws_path, {
-    state(state, detail) { S.conn = state; S.connDetail = detail || ""; ui.paint(); },
-    fatal(text) { S.fatal = text; S.conn = "closed"; ui.paint(); },
+    // said through the one live region (the banner shows it): lost, and back
+    state(state, detail) {
+      if (state === "closed" && !lost) { lost = true; say(S, "Connection lost: reconnecting."); }
+      if (state === "open" && lost) { lost = false; say(S, "Connected again."); }
+      S.conn = state; S.connDetail = detail || ""; ui.paint();
+    },
+    fatal(text) { S.fatal = text; S.conn = "closed"; say(S, text); ui.paint(); },
     message: dispatch,
   });
   const moves = createMoves({ S, cfg, socket, ui });

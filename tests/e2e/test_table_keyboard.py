@@ -134,6 +134,11 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         seat_and_stack(table, asha, ravi)
         page.wait_for_selector("#status-line >> text=Your turn: draw")
         hears(asha, "Your turn.")
+        polite = page.eval_on_selector_all(
+            "[aria-live=polite], [role=status], [role=log], [role=timer], [role=marquee]",
+            "els => els.map(e => e.id)",
+        )
+        assert polite == ["announcer"], f"one polite live region, not {polite}"
 
         # the hand is a listbox of named cards: H focuses it, the cursor is its active option
         page.keyboard.press("h")

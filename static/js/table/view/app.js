@@ -49,7 +49,7 @@ export function App({ s, t, joinSeed }) {
     </header>
     <div id="behind-modal" class="behind-modal" inert=${behind}>
     <${Notices} s=${s} t=${t} />
-    ${s.fatal || s.conn === "closed" ? html`<div id="reconnect-banner" class="banner" role="status">${s.fatal || s.connDetail || "Reconnecting…"}</div>` : null}
+    ${s.fatal || s.conn === "closed" ? html`<div id="reconnect-banner" class="banner">${s.fatal || s.connDetail || "Reconnecting…"}</div>` : null}
     <section id="felt" class="felt" aria-label="The table">
       ${waiting ? null : html`<${Seats} s=${s} />`}
       ${waiting ? null : html`<${Center} s=${s} t=${t} />`}
@@ -62,6 +62,6 @@ export function App({ s, t, joinSeed }) {
     </div>
     <${ModalView} s=${s} t=${t} />
     <div id="announcer" class="sr-only" role="log" aria-live="polite" aria-relevant="additions" aria-label="Table announcements">${s.said.map((x) => html`<p key=${x.id}>${x.text}</p>`)}</div>
-    <div id="toasts" class=${"toasts" + (s.modal ? " under-modal" : "")} aria-live="assertive">${s.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? "status" : "alert"}>${x.text}</div>`)}</div>
+    <div id="toasts" class=${"toasts" + (s.modal ? " under-modal" : "")} aria-live="assertive">${s.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? undefined : "alert"}>${x.text}</div>`)}</div>
   </div>`;
 }
