@@ -43,6 +43,22 @@ export function cardLongName(code) {
   return (RANK_NAMES[c.face] || c.face) + " of " + (SUIT_NAMES[c.suit] || c.suit);
 }
 
+const RANK_WORDS = ["", "ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king"];
+/** @type {Record<string, string>} */
+const SUIT_SPOKEN = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+
+/**
+ * A card's spoken name: "seven of hearts", "seven of hearts, wild joker" (of this deal's joker
+ * rank), "printed joker".
+ * @param {CardCode | null | undefined} code @param {number | null | undefined} [wildRank]
+ */
+export function spokenCard(code, wildRank) {
+  const c = parseCard(code);
+  if (c.joker) return "printed joker";
+  const name = (RANK_WORDS[c.rank] || c.face) + " of " + (SUIT_SPOKEN[c.suit] || c.suit);
+  return wildRank != null && c.rank === wildRank ? name + ", wild joker" : name;
+}
+
 /** @param {CardCode} code */
 export function isRed(code) {
   const s = parseCard(code).suit;

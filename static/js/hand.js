@@ -4,7 +4,7 @@
 // Dragging uses the vendored SortableJS; after a drop the DOM is put back as it was and
 // the new arrangement goes into the state, so Preact alone owns the DOM.
 import { html } from "../vendor/htm-preact/standalone.module.js";
-import { Card, hasWildRank } from "./cards.js";
+import { Card, hasWildRank, spokenCard } from "./cards.js";
 
 /** @typedef {import("./wire.js").Groups} Groups */
 /** @typedef {import("./wire.js").CardCode} CardCode */
@@ -73,9 +73,18 @@ export function groupSelected(groups, selected) {
 
 /** @param {GroupVerdict | null | undefined} r */
 function verdictLabel(r) {
-  if (!r) return html`<div class="group-label pending">…</div>`;
-  return html`<div class=${"group-label kind-" + r.kind}>${KIND_LABEL[r.kind] || r.kind}${r.kind === "invalid" ? " · " + r.points + " pts" : " ✓"}</div>`;
+  if (!r) return html`<div class="group-label pending" aria-hidden="true">…</div>`;
+  return html`<div class=${"group-label kind-" + r.kind} aria-hidden="true">${KIND_LABEL[r.kind] || r.kind}${r.kind === "invalid" ? " · " + r.points + " pts" : " ✓"}</div>`;
 }
+
+/** A group's name for a screen reader: "Group 2, invalid, 20 points". @param {number} gi @param {GroupVerdict | null | undefined} r */
+function groupName(gi, r) {
+  const kind = r ? (KIND_LABEL[r.kind] || r.kind).toLowerCase() + (r.kind === "invalid" ? ", " + r.points + " points" : "") : "not checked yet";
+  return "Group " + (gi + 1) + ", " + kind;
+}
+
+/** The id of the card at (g, i), the listbox's aria-activedescendant. @param {number} g @param {number} i */
+export const cardId = (g, i) => "card-" + g + "-" + i;
 
 /**
  * The hand, its tools and its groups. `me`: your seat box; `summary`: the verdict on the whole hand.
@@ -86,10 +95,10 @@ export function Hand({ s, t, me, summary }) {
   const groups = s.groups || [];
   const verdict = t.verdictFor(groups, v.wild_rank);
   const myTurn = t.myTurn();
-  // "+ new group": a drop target while dragging, and with cards selected a tap that groups them
-  // (where it is shown: phones show it while dragging only, and tap Group instead)
+  const cur = t.cursor();
+  // "+ new group": a drop target while dragging, and with cards selected a tap or a key that groups them
   const armed = s.selected.length >= 1 && t.legal("arrange");
-  return html`<section id="hand-area" class="hand-area">
+  return html`<section id="hand-area" class=${"hand-area" + (s.selected.length ? " has-selection" : "")}>
     <div class="hand-head">
       ${me}
       <span id="hand-summary" class="hand-summary">${summary}</span>
@@ -100,27 +109,38 @@ export function Hand({ s, t, me, summary }) {
         <button type="button" id="btn-sort-rank" class="tool" disabled=${!t.legal("arrange")} onClick=${() => t.sort("rank")} title="Sort by rank">Sort A-K</button>
       </span>
     </div>
-    <div id="groups" class="groups" data-testid="hand">
+    <div id="groups" class="groups" data-testid="hand" role="listbox" aria-multiselectable="true" tabindex="0"
+      aria-label="Your hand: arrows move, Space selects, Shift and arrows move a card; question mark lists the keys"
+      aria-activedescendant=${cur ? cardId(cur.g, cur.i) : undefined} aria-keyshortcuts="H">
       ${(/** @param {{done: boolean}} freshMarked */ (freshMarked) => groups.map((g, gi) => {
         const r = verdict && verdict.groups[gi];
-        return html`<div class=${"group" + (r ? " kind-" + r.kind : "")} data-group=${gi} data-kind=${r ? r.kind : ""} key=${"g" + gi}>
-          <div class="group-cards" data-g=${gi}>
+        return html`<div class=${"group" + (r ? " kind-" + r.kind : "")} data-group=${gi} data-kind=${r ? r.kind : ""} key=${"g" + gi}
+            role="group" aria-label=${groupName(gi, r)}>
+          <div class="group-cards" data-g=${gi} role="none">
             ${g.map((code, ci) => {
               const sel = s.selected.includes(gi + ":" + ci);
               // one card is marked new, even when the hand holds both copies of it
               const fresh = !freshMarked.done && s.lastDrawn === code && (v.drawn_card === code || !myTurn);
               if (fresh) freshMarked.done = true;
+              const isCur = !!cur && cur.g === gi && cur.i === ci;
               return html`<${Card} key=${code + "@" + gi + ":" + ci} code=${code} wild=${hasWildRank(code, v.wild_rank)}
-                cls=${(sel ? "selected" : "") + (fresh ? " fresh" : "") + (s.anim[code] ? " " + s.anim[code] : "")}
-                attrs=${{ "data-g": gi, "data-i": ci, "data-card": code, onClick: (/** @type {Event} */ e) => t.clickCard(e, gi, ci) }} />`;
+                cls=${(sel ? "selected" : "") + (fresh ? " fresh" : "") + (isCur ? " cursor" : "") + (s.anim[code] ? " " + s.anim[code] : "")}
+                attrs=${{
+                  "data-g": gi, "data-i": ci, "data-card": code, id: cardId(gi, ci), role: "option", "aria-selected": sel ? "true" : "false",
+                  "aria-label": spokenCard(code, v.wild_rank) + (fresh ? ", just drawn" : ""),
+                  onClick: (/** @type {Event} */ e) => t.clickCard(e, gi, ci),
+                }} />`;
             })}
           </div>
           ${verdictLabel(r)}
         </div>`;
       }))({ done: false })}
     </div>
-    <div id="new-group" class=${"new-group" + (armed ? " armed" : "")} data-testid="new-group"
-      onClick=${() => { if (armed) t.groupSelected(); }}>+ new group</div>
+    <div id="new-group" class=${"new-group" + (armed ? " armed" : "")} data-testid="new-group" role="button" tabindex=${t.legal("arrange") ? 0 : -1} aria-keyshortcuts="N"
+      aria-disabled=${t.legal("arrange") && s.selected.length ? "false" : "true"}
+      title="Drop a card here, or select cards and tap, to make a new group"
+      onClick=${() => t.newGroup()} onKeyDown=${(/** @type {KeyboardEvent} */ e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); t.newGroup(); } }}>
+      + new group${s.selected.length ? " (" + s.selected.length + ")" : ""}</div>
   </section>`;
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 // Sheets over the table: the result of a deal, the scoreboard of the game, the
 // declaration check, confirmations. Every player-supplied string is a text node.
-import { html } from "../vendor/htm-preact/standalone.module.js";
+import { html, useEffect, useRef } from "../vendor/htm-preact/standalone.module.js";
 import { Card, CardRow, hasWildRank } from "./cards.js";
 import { KIND_LABEL } from "./hand.js";
 
@@ -13,8 +13,50 @@ import { KIND_LABEL } from "./hand.js";
 /** @typedef {{s: TableState, t: TableCtrl}} SheetProps */
 /**
  * A button of a sheet.
- * @typedef {{text: string, cls?: string, id: string, fn?: () => void, disabled?: boolean}} SheetButton
+ * @typedef {{text: string, cls?: string, id: string, fn?: () => void, disabled?: boolean, autofocus?: boolean}} SheetButton
  */
+
+const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
+/** What last had focus outside a dialog: opening one makes the page behind it inert, which may
+ * take the focus off that element before the dialog's effect runs. @type {Element | null} */
+let lastOutside = null;
+if (typeof document !== "undefined") {
+  document.addEventListener("focusin", (e) => {
+    const el = /** @type {Element | null} */ (e.target);
+    if (el && el.closest && !el.closest("#modal")) lastOutside = el;
+  });
+}
+
+/**
+ * Give focus back to what had it before a dialog opened; when that is gone or cannot take focus
+ * now (a button disabled since), to the hand, else to the table's first tool.
+ * @param {Element | null} back
+ */
+function giveFocusBack(back) {
+  const el = /** @type {HTMLElement | null} */ (back);
+  if (document.getElementById("modal")) return; // another dialog opened meanwhile: it has focus
+  if (el && el.isConnected && el !== document.body) {
+    el.focus();
+    if (document.activeElement === el) return;
+  }
+  const next = /** @type {HTMLElement | null} */ (document.querySelector("#groups, #btn-keys"));
+  if (next) next.focus();
+}
+
+/**
+ * Tab and Shift+Tab stay inside the dialog, from its last control to its first and back.
+ * @param {KeyboardEvent} e @param {HTMLElement | null} box
+ */
+function trapTab(e, box) {
+  if (e.key !== "Tab" || !box) return;
+  const items = /** @type {HTMLElement[]} */ (Array.from(box.querySelectorAll(FOCUSABLE))).filter((x) => x.getClientRects().length);
+  if (!items.length) { e.preventDefault(); box.focus(); return; }
+  const first = items[0], last = items[items.length - 1];
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === box || !box.contains(at))) { e.preventDefault(); last.focus(); }
+  else if (!e.shiftKey && (at === last || !box.contains(at))) { e.preventDefault(); first.focus(); }
+}
 
 /** @type {Record<string, string>} */
 export const STATUS_LABEL = {
@@ -32,14 +74,29 @@ export const REASON_LABEL = {
  * @param {{kind: string, title: string, onClose?: () => void, buttons?: SheetButton[], children?: unknown, wide?: boolean}} props
  */
 export function Modal({ kind, title, onClose, buttons, children, wide }) {
-  return html`<div id="modal" class="modal" data-kind=${kind} onClick=${(/** @type {Event} */ e) => { if (/** @type {Element} */ (e.target).id === "modal" && onClose) onClose(); }}>
-    <div class=${"modal-box" + (wide ? " wide" : "")} role="dialog" aria-modal="true" aria-labelledby="modal-title">
+  /** @type {{current: HTMLElement | null}} */
+  const box = useRef(null);
+  // on opening: focus into the dialog (its safe button, else the dialog itself, which reads its
+  // title); on closing: focus back where it was
+  useEffect(() => {
+    const active = document.activeElement;
+    const back = active && active !== document.body && !active.closest("#modal") ? active : lastOutside;
+    const el = box.current;
+    if (el) {
+      const first = /** @type {HTMLElement | null} */ (el.querySelector("[data-autofocus]"));
+      (first || el).focus();
+    }
+    return () => { setTimeout(() => giveFocusBack(back), 0); };
+  }, []);
+  return html`<div id="modal" class="modal" data-kind=${kind} onClick=${(/** @type {Event} */ e) => { if (/** @type {Element} */ (e.target).id === "modal" && onClose) onClose(); }}
+      onKeyDown=${(/** @type {KeyboardEvent} */ e) => trapTab(e, box.current)}>
+    <div class=${"modal-box" + (wide ? " wide" : "")} role="dialog" aria-modal="true" aria-labelledby="modal-title" tabindex="-1" ref=${box}>
       ${onClose ? html`<button type="button" class="modal-x" id="modal-x" aria-label="Close" onClick=${onClose}>×</button>` : null}
       <h2 id="modal-title">${title}</h2>
       <div id="modal-body">${children}</div>
       <div id="modal-actions" class="modal-actions">
         ${(buttons || []).map((b) => html`<button type="button" class=${"act " + (b.cls || "")} id=${b.id} key=${b.id || b.text}
-          disabled=${b.disabled} onClick=${b.fn}>${b.text}</button>`)}
+          disabled=${b.disabled} data-autofocus=${b.autofocus ? "" : undefined} onClick=${b.fn}>${b.text}</button>`)}
       </div>
     </div>
   </div>`;
@@ -184,7 +241,7 @@ export function DeclareDialog({ s, t }) {
   const verdict = t.verdictFor(m.groups, v.wild_rank);
   /** @type {SheetButton[]} */
   const buttons = [
-    { text: "Cancel", cls: "ghost-btn", id: "declare-cancel", fn: () => t.cancelFinish() },
+    { text: "Cancel", cls: "ghost-btn", id: "declare-cancel", fn: () => t.cancelFinish(), autofocus: true },
     verdict
       ? { text: verdict.valid ? "Declare" : "Declare anyway", cls: verdict.valid ? "gold" : "danger", id: "declare-confirm", fn: () => t.confirmFinish() }
       : { text: "Checking…", id: "declare-confirm", disabled: true },
@@ -216,8 +273,21 @@ export function OpenCards({ s, t }) {
  */
 export function Confirm({ kind, title, text, yes, no, onYes, t }) {
   return html`<${Modal} kind=${kind} title=${title} onClose=${() => t.closeModal()}
-      buttons=${[{ text: no, cls: "ghost-btn", id: kind + "-cancel", fn: () => t.closeModal() },
+      buttons=${[{ text: no, cls: "ghost-btn", id: kind + "-cancel", fn: () => t.closeModal(), autofocus: true },
                  { text: yes, cls: "danger", id: kind + "-confirm", fn: onYes }]}>
     <p>${text}</p>
+  <//>`;
+}
+
+/**
+ * The keys of the table (issue 25), from `keys`: [key, what it does].
+ * @param {{t: TableCtrl, keys: string[][]}} props
+ */
+export function KeysSheet({ t, keys }) {
+  return html`<${Modal} kind="keys" title="Keys" onClose=${() => t.closeModal()}
+      buttons=${[{ text: "Close", cls: "ghost-btn", id: "btn-keys-close", fn: () => t.closeModal(), autofocus: true }]}>
+    <p>Play with the keyboard alone: every move has a key. What happens at the table is said through a screen reader.</p>
+    <table class="sheet keys-sheet" id="keys-sheet"><thead><tr><th scope="col">Key</th><th scope="col">What it does</th></tr></thead>
+      <tbody>${keys.map(([k, what]) => html`<tr key=${k}><th scope="row"><kbd>${k}</kbd></th><td>${what}</td></tr>`)}</tbody></table>
   <//>`;
 }

@@ -8,6 +8,7 @@
 //   status.js    where the game stands, in words       notices.js   notices in words
 //   verdicts.js  the engine's verdict on groups         ui.js        painting, toasts, flashes
 //   keys.js      the table's keys                       view/        components, from the state only
+//   speech.js    what a screen reader hears: card names, the live region's lines, "read the table"
 //
 // Where what comes next goes: keyboard play in keys.js, calling the moves a click calls; what a
 // screen reader hears is the words of ticker.js, status.js and notices.js, said by a view through
@@ -32,6 +33,7 @@ import { createMoves } from "./table/moves.js";
 import { createCtrl } from "./table/ctrl.js";
 import { startClock } from "./table/clocks.js";
 import { watchKeys } from "./table/keys.js";
+import { crossedThreshold, say } from "./table/speech.js";
 import { App } from "./table/view/app.js";
 
 const root = document.getElementById("table-app");
@@ -60,21 +62,30 @@ if (root && cfg) {
       try { new Notification("Your turn", { body: cfg.table_name, tag: "rummy-turn" }); } catch (e) { /* not allowed here */ }
     }
   };
+  let lost = false; // the connection was lost and is not back yet
   const dispatch = createDispatch({ S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn });
   const socket = new TableSocket(cfg.ws_path, {
+    // back after the connection was away: ask for what happened since the version shown (a rebuilt
+    // update, which dispatch.js sums up as "While you were away"); lost and back are said through
+    // the one live region (the banner shows it)
     state(state, detail) {
-      // back after the connection was away: ask for what happened since the version shown (a
-      // rebuilt update, which dispatch.js sums up as "While you were away")
       if (state === "open" && S.conn !== "open" && S.snap && S.version >= 0) socket.raw({ type: "snapshot", since: S.version });
+      if (state === "closed" && !lost) { lost = true; say(S, "Connection lost: reconnecting."); }
+      if (state === "open" && lost) { lost = false; say(S, "Connected again."); }
       S.conn = state; S.connDetail = detail || ""; ui.paint();
     },
-    fatal(text) { S.fatal = text; S.conn = "closed"; ui.paint(); },
+    fatal(text) { S.fatal = text; S.conn = "closed"; say(S, text); ui.paint(); },
     message: dispatch,
   });
   const moves = createMoves({ S, cfg, socket, ui });
   ctrl = createCtrl({ S, cfg, ui, moves, verdicts });
 
-  startClock(S, ui.paint);
+  // the clock repaints; the player's own time left is said at 30, 10 and 5 seconds, never ticked
+  startClock(S, () => {
+    const secs = crossedThreshold(S);
+    if (secs != null) say(S, secs + " seconds left" + (S.view && S.view.deadline && S.view.deadline.kind === "extra" ? " of extra time." : " on your turn."));
+    ui.paint();
+  });
   watchKeys(S, ctrl);
   ui.watchPointer(root);
   // test hook: a read-only look at what the page knows (never more than the server sent)

@@ -253,8 +253,11 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     ravi.page.evaluate("window.rummyTable.socket.ws.close()")
     ravi.page.wait_for_selector("#reconnect-banner >> text=Reconnecting")
     ravi.page.wait_for_selector("#reconnect-banner", state="hidden")
+    # the frames list grows only while Playwright runs: wait in the page, not in time.sleep
     wait_until(
-        lambda: any(f.get("type") == "snapshot" for f in ravi.frames[before:]),
+        lambda: (
+            ravi.page.wait_for_timeout(100) or any(f.get("type") == "snapshot" for f in ravi.frames[before:])
+        ),
         "a snapshot after reconnecting",
     )
 

@@ -31,6 +31,7 @@ export function createCtrl({ S, cfg, ui, moves, verdicts }) {
     ...moves,
     verdictFor: verdicts.verdictFor,
     toast: ui.toast,
+    paint,
 
     // ---------------------------------------------------------------- questions
     /** @param {number | null | undefined} paise */
@@ -45,6 +46,7 @@ export function createCtrl({ S, cfg, ui, moves, verdicts }) {
     canDiscard: () => st.canDiscard(S),
     canFinish: () => st.canFinish(S),
     selectedCode: () => st.selectedCode(S),
+    cursor: () => st.cursorOf(S),
     handGroups: () => st.handGroups(S),
     tableCountdown: () => tableCountdown(S),
     /** @param {number} dealNo @param {number} seat @param {Partial<import("../wire.js").PlayerView>} pl */
@@ -57,9 +59,16 @@ export function createCtrl({ S, cfg, ui, moves, verdicts }) {
     /** Select or unselect a card of the hand. @param {Event} _e @param {number} g @param {number} i */
     clickCard(_e, g, i) {
       if (S.dragging) return;
+      S.cursor = { g, i };
       const k = g + ":" + i;
       S.selected = S.selected.includes(k) ? S.selected.filter((x) => x !== k) : S.selected.concat([k]);
       paint();
+    },
+    /** The "+ new group" control tapped: the selected cards into a group of their own. */
+    newGroup() {
+      if (!st.legal(S, "arrange")) { ui.toast("You cannot arrange your cards now", "info"); return; }
+      if (!S.selected.length) { ui.toast("Select the cards for the new group first", "info"); return; }
+      moves.groupSelected();
     },
     dragStart() { S.dragging = true; document.body.classList.add("is-dragging"); },
     /** @param {Drop | null} drop */

@@ -7,8 +7,10 @@
 import { play } from "../sounds.js";
 import { awaySummary, eventLine, eventSound } from "./ticker.js";
 import { noticeBanner } from "./notices.js";
+import { eventSpeech, say } from "./speech.js";
 import {
-  addNotice, addScores, autoSheet, clearQuick, isMe, isNewGame, me, nameOf, resetGame, showQuick, takeOwnView, takeView,
+  addNotice, addScores, autoSheet, clearQuick, isMe, isNewGame, legal, me, nameOf, resetGame, showQuick, takeOwnView,
+  takeView,
 } from "./state.js";
 
 /** How long a quick message stays by its seat. */
@@ -46,13 +48,21 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
     if (line) S.ticker = line;
   }
 
-  /** A new view and the events that led to it. @param {View | null} view @param {GameEvent[]} events */
+  /**
+   * A new view and the events that led to it; what happened is said in words through the live
+   * region, in one line ("Ravi discarded the seven of hearts. Your turn.").
+   * @param {View | null} view @param {GameEvent[]} events
+   */
   function setView(view, events) {
+    const couldShow = legal(S, "show");
     const { dealt, drawn, turnStarted } = takeView(S, view);
     if (dealt) ui.deal();
     if (drawn) ui.flash(drawn, "drawn-in");
     events.forEach(onEvent);
-    if (turnStarted) yourTurn();
+    const spoken = events.map((e) => eventSpeech(e, who, drawn)).filter(Boolean).map((x) => x + ".");
+    if (turnStarted) { yourTurn(); spoken.push("Your turn."); }
+    if (!couldShow && legal(S, "show")) spoken.push("Arrange your groups, then press F to show them.");
+    say(S, spoken.join(" "));
     autoSheet(S);
     paint();
   }
@@ -86,6 +96,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
           // caught up after the connection was away: what happened meanwhile, in a few lines
           const lines = awaySummary(msg.events || [], who);
           if (lines.length) {
+            say(S, "While you were away: " + lines.join(" "));
             addNotice(S, { id: Date.now(), kind: "away_summary", game: msg.game ? msg.game.id : undefined, title: "While you were away", lines });
             paint();
           }
@@ -124,6 +135,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
         if (S.quickMuted && !isMe(S, msg.seat)) break; // muted: other players' messages are not shown
         const id = showQuick(S, msg.seat, msg.text);
         S.ticker = nameOf(S, msg.seat) + ": " + msg.text;
+        say(S, nameOf(S, msg.seat) + " says: " + msg.text + ".");
         paint();
         setTimeout(() => { if (clearQuick(S, msg.seat, id)) paint(); }, QUICK_SHOWN_MS);
         break;

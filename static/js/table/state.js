@@ -35,7 +35,8 @@ import { reconcile } from "../hand.js";
  *   | {kind: "auto-drop"}
  *   | {kind: "leave"}
  *   | {kind: "drop-go"}
- *   | {kind: "next-seat", table: import("../wire.js").TableRow | null}} Modal
+ *   | {kind: "next-seat", table: import("../wire.js").TableRow | null}
+ *   | {kind: "keys"}} Modal
  */
 
 /**
@@ -71,6 +72,9 @@ import { reconcile } from "../hand.js";
  * @property {boolean} quickMuted other players' quick messages are not shown
  * @property {boolean} quickMenu the menu of quick messages is open
  * @property {import("../wire.js").ByPlayer<import("../wire.js").PlayerPresence>} presence who of the players has the table open, by user id
+ * @property {Pos | null} cursor the hand's active card (the listbox's aria-activedescendant)
+ * @property {{id: number, text: string}[]} said the live region's last lines (speech.js `say`)
+ * @property {{key: string, said: number[]}} thresholds the times left already said this turn
  */
 
 /** @param {TableConfig | null} cfg @param {{muted: boolean, notify: boolean, quickMuted?: boolean}} prefs @returns {TableState} */
@@ -87,6 +91,7 @@ export function newState(cfg, prefs) {
     muted: prefs.muted, lastTickSecond: null,
     notify: prefs.notify,
     quick: {}, quickMuted: !!prefs.quickMuted, quickMenu: false, presence: {},
+    cursor: null, said: [], thresholds: { key: "", said: [] },
   };
 }
 
@@ -123,6 +128,17 @@ export function selectedCode(S) {
   if (S.selected.length !== 1 || !S.groups) return null;
   const { g, i } = posOf(S.selected[0]);
   return S.groups[g] ? S.groups[g][i] : null;
+}
+/** The hand's cursor, kept on a card (the last one if the hand shrank), or null without a hand. @param {TableState} S @returns {Pos | null} */
+export function cursorOf(S) {
+  const groups = S.groups || [];
+  if (!groups.some((g) => g.length)) return null;
+  const c = S.cursor || { g: 0, i: 0 };
+  if (groups[c.g] && groups[c.g][c.i] != null) return c;
+  if (groups[c.g] && groups[c.g].length) return { g: c.g, i: groups[c.g].length - 1 };
+  for (let g = Math.min(c.g, groups.length - 1); g >= 0; g--) if (groups[g].length) return { g, i: groups[g].length - 1 };
+  const g = groups.findIndex((x) => x.length);
+  return { g, i: 0 };
 }
 /** A message's game is another than the one shown: a new game started at the table. @param {TableState} S @param {GameHeader | null | undefined} msgGame */
 export function isNewGame(S, msgGame) {

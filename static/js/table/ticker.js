@@ -15,16 +15,17 @@ import { cardName } from "../cards.js";
 const says = (who, seat, you, other) => (who.isMe(seat) ? "You " + you : who.nameOf(seat) + " " + other);
 
 /**
- * The event in words for the ticker, or "" for one the ticker does not tell.
- * @param {GameEvent} e @param {Who} who @returns {string}
+ * The event in words for the ticker, or "" for one the ticker does not tell. `card`: how a card is
+ * named ("7♥" in the ticker, "the seven of hearts" for a screen reader).
+ * @param {GameEvent} e @param {Who} who @param {(code: string) => string} [card] @returns {string}
  */
-export function eventLine(e, who) {
+export function eventLine(e, who, card = cardName) {
   switch (e.type) {
     case "game_started": return "The game started";
     case "deal_started": return "Deal " + e.deal_no + " dealt. Cut joker: " + cardName(e.cut_joker);
     case "draw":
-      return e.source === "open" ? says(who, e.seat, "picked ", "picked ") + cardName(e.card) + " from the open pile" : says(who, e.seat, "drew", "drew") + " from the deck";
-    case "discard": return says(who, e.seat, "discarded ", "discarded ") + cardName(e.card) + (e.auto ? " (timed out)" : "");
+      return e.source === "open" ? says(who, e.seat, "picked ", "picked ") + card(e.card || "") + " from the open pile" : says(who, e.seat, "drew", "drew") + " from the deck";
+    case "discard": return says(who, e.seat, "discarded ", "discarded ") + card(e.card) + (e.auto ? " (timed out)" : "");
     case "drop": return says(who, e.seat, "dropped", "dropped") + " (" + e.points + " pts)";
     case "finish": return says(who, e.seat, "put a card in the finish slot", "put a card in the finish slot");
     case "declaration": return says(who, e.seat, "declared: ", "declared: ") + (e.valid ? "valid" : "wrong show (" + e.points + " pts)");

@@ -24,8 +24,9 @@ export function App({ s, t, joinSeed }) {
   const hasHand = !!(v && v.hand && s.groups);
   const cls = "table-app" + (waiting ? " is-waiting" : "") + (hasHand ? " has-hand" : "") + (v && v.seat != null ? " seated" : " watching") +
     (s.dealing ? " dealing" : "") + (t.myTurn() ? " my-turn" : "");
+  const behind = !!s.modal; // the page behind an open dialog: out of reach (Tab, clicks, a screen reader)
   return html`<div class=${cls}>
-    <header class="tbl-head">
+    <header class="tbl-head" inert=${behind}>
       <div class="tbl-title">
         <a class="back" href=${cfg.lobby_url} title="Lobby">‹</a>
         <h1>${cfg.table_name}</h1>
@@ -38,6 +39,7 @@ export function App({ s, t, joinSeed }) {
         <button type="button" id="btn-scores" class="tool" title="Every deal's points and the running totals" onClick=${() => t.openModal({ kind: "scores" })} disabled=${!v}>Scores</button>
         ${v && v.last_result ? html`<button type="button" id="btn-last-result" class="tool" onClick=${() => t.openModal({ kind: "result" })}>Last deal</button>` : null}
         <button type="button" id="btn-open-cards" class="tool" title="Every card discarded this deal" onClick=${() => t.openModal({ kind: "open-cards" })} disabled=${!v}>Discards</button>
+        <button type="button" id="btn-keys" class="tool" aria-keyshortcuts="?" title="The keys to play without a mouse" onClick=${() => t.openModal({ kind: "keys" })}>Keys ?</button>
         <a id="rules-link" class="tool" href=${cfg.rules_url} target="_blank" rel="noopener" title="How to play">Rules</a>
         <button type="button" id="btn-mute" class="tool icon" aria-pressed=${s.muted} title=${s.muted ? "Sound is off: turn it on" : "Sound is on: mute"}
           onClick=${() => t.toggleMute()}>${s.muted ? "♪ off" : "♪ on"}</button>
@@ -46,8 +48,9 @@ export function App({ s, t, joinSeed }) {
         <span id="conn" class=${"conn conn-" + s.conn} title=${s.conn}>●</span>
       </div>
     </header>
+    <div id="behind-modal" class="behind-modal" inert=${behind}>
     <${Notices} s=${s} t=${t} />
-    ${s.fatal || s.conn === "closed" ? html`<div id="reconnect-banner" class="banner" role="status">${s.fatal || s.connDetail || "Reconnecting…"}</div>` : null}
+    ${s.fatal || s.conn === "closed" ? html`<div id="reconnect-banner" class="banner">${s.fatal || s.connDetail || "Reconnecting…"}</div>` : null}
     <section id="felt" class="felt" aria-label="The table">
       ${waiting ? null : html`<${Seats} s=${s} />`}
       ${waiting ? null : html`<${Center} s=${s} t=${t} />`}
@@ -58,7 +61,9 @@ export function App({ s, t, joinSeed }) {
     ${!waiting && v && v.seat == null ? html`<p class="spectating">You are watching this table.</p>` : null}
     <${Actions} s=${s} t=${t} />
     <${QuickBar} s=${s} t=${t} />
+    </div>
     <${ModalView} s=${s} t=${t} />
-    <div id="toasts" class=${"toasts" + (s.modal ? " under-modal" : "")} aria-live="assertive">${s.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? "status" : "alert"}>${x.text}</div>`)}</div>
+    <div id="announcer" class="sr-only" role="log" aria-live="polite" aria-relevant="additions" aria-label="Table announcements">${s.said.map((x) => html`<p key=${x.id}>${x.text}</p>`)}</div>
+    <div id="toasts" class=${"toasts" + (s.modal ? " under-modal" : "")} aria-live="assertive">${s.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? undefined : "alert"}>${x.text}</div>`)}</div>
   </div>`;
 }

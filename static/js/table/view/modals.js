@@ -3,13 +3,23 @@
 // the declaration check, the discards, and the confirmations of a drop, auto drop or leave, each
 // stating its cost from the server's numbers.
 import { html } from "../../../vendor/htm-preact/standalone.module.js";
-import { Confirm, DeclareDialog, OpenCards, ResultSheet, Scoreboard } from "../../sheets.js";
+import { Confirm, DeclareDialog, KeysSheet, OpenCards, ResultSheet, Scoreboard } from "../../sheets.js";
+import { KEY_HELP } from "../speech.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
 /** @typedef {import("../ctrl.js").TableCtrl} TableCtrl */
 
-/** @param {{s: TableState, t: TableCtrl}} props */
+/**
+ * The open dialog, keyed by its kind: another kind is another dialog (it takes focus anew).
+ * @param {{s: TableState, t: TableCtrl}} props
+ */
 export function ModalView({ s, t }) {
+  const m = s.modal;
+  return m ? html`<${OneModal} key=${m.kind} s=${s} t=${t} />` : null;
+}
+
+/** @param {{s: TableState, t: TableCtrl}} props */
+function OneModal({ s, t }) {
   const m = s.modal;
   const v = s.view;
   if (!m || !v) return null;
@@ -35,6 +45,7 @@ export function ModalView({ s, t }) {
       return html`<${Confirm} kind="auto-drop" t=${t} title="Turn on auto drop?" no="Cancel" yes=${pts != null ? "Auto drop · " + pts + " pts" : "Auto drop"}
         text=${text} onYes=${() => { t.autoDrop(); t.closeModal(); }} />`;
     }
+    case "keys": return html`<${KeysSheet} t=${t} keys=${KEY_HELP} />`;
     case "leave":
       return html`<${Confirm} kind="leave" t=${t} title="Leave the game?" no="Stay" yes="Leave and forfeit"
         text="You forfeit this pool game; the entry fee is not refunded once the game has started."
