@@ -1,0 +1,127 @@
+"""Issue 25, "Seen at every size", items 5 to 9: what the table page says, tested in Chromium at the
+viewport where each was seen (1280×800 unless told).
+
+Each game is made before the browser starts (its event loop would refuse the services' notices);
+a stacked deal (``game_engine.scenario.scripted_game``) puts known cards in the hands. Screenshots:
+artifacts/e2e/items-*.png.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from django.db import connections, transaction
+from django.test import Client
+
+from accounts.models import User
+from game_engine.game import GameState
+from game_engine.scenario import scripted_game
+from tables import clock
+from tables.models import PoolGame, Table
+from tests.e2e.conftest import DESKTOP
+from tests.e2e.pages import Player, wait_until
+from tests.tables.conftest import make_player, make_table
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def seat_game(table: Table, names: Sequence[str]) -> tuple[PoolGame, list[User]]:
+    """Players take every seat of ``table`` with the join form; the game starts. Users by seat."""
+    users = [make_player(n) for n in names]
+    for user in users:
+        client = Client()
+        client.force_login(user)
+        assert client.post(f"/tables/{table.pk}/join/").status_code == 302
+    game = table.games.get()
+    assert game.status == PoolGame.Status.RUNNING
+    state = GameState.from_dict(game.state)
+    by_id = {str(u.pk): u for u in users}
+    return game, [by_id[p.id] for p in state.players]
+
+
+def stack(
+    game: PoolGame,
+    hands: Sequence[Sequence[str]],
+    *,
+    open_card: str,
+    cut: str,
+    closed_top: Sequence[str] = (),
+    scores: Sequence[int] | None = None,
+) -> GameState:
+    """Replace the running deal by a stacked deal 1 (seat 0 first to play), as a shuffle would deal it."""
+    with transaction.atomic():
+        game = PoolGame.objects.select_for_update().get(pk=game.pk)
+        real = GameState.from_dict(game.state)
+        state = scripted_game(
+            game.table.settings.rules(),
+            hands,
+            open_card=open_card,
+            cut=cut,
+            closed_top=closed_top,
+            scores=scores,
+            at=clock.now_ms(),
+            seed=game.seed or 1,
+        )
+        for mine, theirs in zip(state.players, real.players, strict=True):
+            mine.id, mine.name, mine.fees_paid = theirs.id, theirs.name, theirs.fees_paid
+        state.version = game.version + 1
+        game.state = state.to_dict()
+        game.version = state.version
+        assert state.deadline is not None
+        game.deadline_at = clock.from_ms(state.deadline.at_ms)
+        game.deadline_kind = state.deadline.kind
+        game.save()
+    return state
+
+
+def open_table(player: Player, user: User, table_id: int) -> None:
+    player.log_in(user)
+    player.goto(f"/tables/{table_id}/")
+    player.page.wait_for_selector("#groups .card")
+
+
+# --------------------------------------------------------------------------- item 6
+#: Three pure sequences and a four-card run of clubs: drawing 9S makes AS 2S 3S 9S by suit, a
+#: valid declaration with 9S in the finish slot; sorted by rank, no declaration at all.
+DECLARER = ["AS", "2S", "3S", "4H", "5H", "6H", "7D", "8D", "9D", "10C", "JC", "QC", "KC"]
+OTHER = ["2H", "3D", "4C", "5S", "6D", "8H", "9H", "10D", "JH", "QD", "KH", "AC", "3C"]
+
+
+@pytest.fixture
+def declare_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
+    table = make_table(fee=0, seats=2, seed=5, turn_seconds=120)
+    game, users = seat_game(table, ["asha", "ravi"])
+    stack(game, [DECLARER, OTHER], open_card="KD", cut="5C", closed_top=["9S"])
+    connections.close_all()
+    return game, users
+
+
+def test_the_declare_hint_shows_only_when_the_groups_make_a_valid_declaration(
+    live_server_url: str, declare_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    game, (asha_user, _) = declare_game
+    asha = Player(browser, live_server_url, "asha", DESKTOP)
+    try:
+        open_table(asha, asha_user, game.table_id)
+        page = asha.page
+        page.click("#closed-deck.can")
+        wait_until(lambda: len(asha.hand()) == 14, "the drawn card")
+        # 14 cards in groups that declare nothing (by rank: no sequence at all): the points, no
+        # invitation to a wrong show
+        page.click("#btn-sort-rank")
+        page.wait_for_selector("#hand-summary >> text=pts")
+        page.wait_for_timeout(600)  # the verdict of the settled arrangement
+        summary = page.inner_text("#hand-summary")
+        assert "finish slot" not in summary, summary
+        assert page.locator("#declare-hint").count() == 0
+
+        page.click("#btn-sort-suit")  # AS 2S 3S 9S · 4H 5H 6H · 7D 8D 9D · 10C JC QC KC
+        page.wait_for_selector("#declare-hint")
+        assert page.inner_text("#declare-hint") == "· put the 9♠ in the finish slot to declare"
+        asha.shot("items-declare-hint")
+        asha.assert_clean()
+    finally:
+        asha.close()
+        connections.close_all()
