@@ -125,3 +125,100 @@ def test_the_declare_hint_shows_only_when_the_groups_make_a_valid_declaration(
     finally:
         asha.close()
         connections.close_all()
+
+
+# --------------------------------------------------------------------------- item 9
+#: No two cards of a suit in a row: no sequence, every card counts (123 points), capped at 80.
+HIGH_CARDS = ["KS", "QS", "9S", "KH", "QH", "9H", "KD", "QD", "9D", "KC", "QC", "9C", "7S"]
+LOW_CARDS = ["2H", "3D", "4C", "5S", "6D", "8H", "10H", "10D", "JH", "JD", "AC", "3C", "4D"]
+
+
+@pytest.fixture
+def capped_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
+    table = make_table(fee=0, seats=2, seed=6, turn_seconds=120)
+    game, users = seat_game(table, ["asha", "ravi"])
+    stack(game, [HIGH_CARDS, LOW_CARDS], open_card="5D", cut="2C", closed_top=["7C"])
+    connections.close_all()
+    return game, users
+
+
+def test_the_hands_points_say_they_are_capped_at_the_full_count(
+    live_server_url: str, capped_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    game, (asha_user, _) = capped_game
+    asha = Player(browser, live_server_url, "asha", DESKTOP)
+    try:
+        open_table(asha, asha_user, game.table_id)
+        asha.page.wait_for_selector("#hand-cap")
+        assert asha.page.inner_text("#hand-summary").startswith("Hand 80 pts")
+        assert asha.page.inner_text("#hand-cap") == "(123 in these groups, capped at the table's full count)"
+        asha.shot("items-hand-capped")
+        asha.assert_clean()
+    finally:
+        asha.close()
+        connections.close_all()
+
+
+@pytest.fixture
+def limits_user(transactional_db: None) -> User:
+    user = make_player("meera")
+    connections.close_all()
+    return user
+
+
+def test_the_profiles_and_deals_buttons_are_the_sites_buttons(
+    live_server_url: str, limits_user: User, browser: Any
+) -> None:
+    meera = Player(browser, live_server_url, "meera", DESKTOP)
+    try:
+        meera.log_in(limits_user)
+        meera.goto("/accounts/profile/")
+        for text in ("Save limits", "Start the break"):
+            style = meera.page.locator("button", has_text=text).evaluate(
+                "b => { const s = getComputedStyle(b); return [s.color, s.borderRadius, s.backgroundColor]; }"
+            )
+            assert style[:2] == ["rgb(255, 255, 255)", "6px"], (text, style)
+        meera.assert_clean()
+    finally:
+        meera.close()
+        connections.close_all()
+
+
+#: Every fact of every lobby tile shows its whole text inside its tile.
+TILE_FACTS = """
+() => {
+  const out = [];
+  for (const tile of document.querySelectorAll('.table-tile')) {
+    const box = tile.getBoundingClientRect();
+    for (const dd of tile.querySelectorAll('.tile-facts dd, .tile-facts dt')) {
+      const r = dd.getBoundingClientRect();
+      if (r.width === 0 || r.right > box.right + 0.5 || dd.scrollWidth > dd.clientWidth + 0.5) out.push(tile.dataset.tableId + ': ' + dd.textContent);
+    }
+  }
+  return out;
+}
+"""
+
+
+@pytest.fixture
+def rich_tables(transactional_db: None) -> User:
+    for fee in (1_000_000, 2_500_000, 500_000):  # six seats: prizes of ₹54,000.00 and the like
+        make_table("201", fee=fee, seats=6, turn_seconds=30)
+    user = make_player("kiran")
+    connections.close_all()
+    return user
+
+
+def test_lobby_tiles_at_1920_show_every_fact(live_server_url: str, rich_tables: User, browser: Any) -> None:
+    kiran = Player(browser, live_server_url, "kiran", {"viewport": {"width": 1920, "height": 1080}})
+    try:
+        kiran.log_in(rich_tables)
+        kiran.goto("/")
+        kiran.page.wait_for_selector(".table-tile .turn-value")
+        assert kiran.page.locator(".table-tile").count() >= 3
+        assert kiran.page.evaluate(TILE_FACTS) == []
+        kiran.shot("items-lobby-1920")
+        kiran.assert_clean()
+    finally:
+        kiran.close()
+        connections.close_all()
