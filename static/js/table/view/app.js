@@ -22,6 +22,8 @@ export function App({ s, t, joinSeed }) {
   const v = s.view;
   const waiting = !snap || !v || !snap.game || snap.game.status === "waiting" || snap.game.status === "cancelled";
   const hasHand = !!(v && v.hand && s.groups);
+  // a table without an entry fee (practice) is "Free", as its lobby tile says: no "Prize ₹0.00"
+  const free = !!(snap && snap.table && snap.table.entry_fee === 0);
   const cls = "table-app" + (waiting ? " is-waiting" : "") + (hasHand ? " has-hand" : "") + (v && v.seat != null ? " seated" : " watching") +
     (s.dealing ? " dealing" : "") + (t.myTurn() ? " my-turn" : "");
   return html`<div class=${cls}>
@@ -30,8 +32,8 @@ export function App({ s, t, joinSeed }) {
         <a class="back" href=${cfg.lobby_url} title="Lobby">‹</a>
         <h1>${cfg.table_name}</h1>
         <span class="tbl-meta"><span class="chip-pill">${cfg.format_label}</span>
-          <span class="chip-pill">entry ${cfg.entry_fee_display}</span>
-          ${v && v.prize_pool != null ? html`<span id="prize-pool" class="chip-pill gold">Prize ${t.money(v.prize_pool)}</span>` : null}
+          ${free ? html`<span id="free-pill" class="chip-pill" title="No entry fee and no prize: practice">Free</span>` : html`<span class="chip-pill">entry ${cfg.entry_fee_display}</span>`}
+          ${v && v.prize_pool != null && !free ? html`<span id="prize-pool" class="chip-pill gold">Prize ${t.money(v.prize_pool)}</span>` : null}
           ${v && v.deal_no ? html`<span id="deal-no" class="chip-pill">Deal ${v.deal_no}</span>` : null}</span>
       </div>
       <div class="tbl-tools">
