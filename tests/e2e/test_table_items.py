@@ -8,6 +8,7 @@ artifacts/e2e/items-*.png.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +22,8 @@ from game_engine.scenario import scripted_game
 from tables import clock
 from tables.models import PoolGame, Table
 from tests.e2e.conftest import DESKTOP
-from tests.e2e.pages import Player, wait_until
+from tests.e2e.pages import Player, play_practice_now, wait_until
+from tests.e2e.test_practice_and_names import in_thread
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -221,4 +223,140 @@ def test_lobby_tiles_at_1920_show_every_fact(live_server_url: str, rich_tables: 
         kiran.assert_clean()
     finally:
         kiran.close()
+        connections.close_all()
+
+
+# --------------------------------------------------------------------------- item 8
+def test_practice_from_the_lobby_is_free_and_shuffled_with_the_browsers_seed(
+    live_server_url: str, limits_user: User, browser: Any
+) -> None:
+    meera = Player(browser, live_server_url, "meera", DESKTOP)
+    try:
+        meera.log_in(limits_user)
+        meera.goto("/")
+        table_id = play_practice_now(meera.page, "101", 2)
+        page = meera.page
+        page.wait_for_selector("#groups .card", timeout=20_000)
+        assert page.inner_text("#free-pill") == "Free"  # as the lobby's tile says
+        assert page.locator("#prize-pool").count() == 0  # no "Prize ₹0.00"
+        page.click("#btn-scores")
+        page.wait_for_selector("#fair-my-seed-origin")
+        assert page.inner_text("#fair-my-seed-origin") == " (from your browser)"
+        state = GameState.from_dict(PoolGame.objects.get(table_id=table_id).state)
+        mine = next(p for p in state.players if p.id == str(limits_user.pk))
+        assert not mine.client_seed_generated and page.inner_text("#fair-my-seed") == mine.client_seed
+        meera.shot("items-practice-free")
+        meera.assert_clean()
+    finally:
+        meera.close()
+        connections.close_all()
+
+
+# --------------------------------------------------------------------------- item 5
+@pytest.fixture
+def elimination_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
+    """A 61 pool of three at 50, 10 and 50: a wrong show (60) takes the first out, and no rejoin
+    is offered while the highest live score (50) is above 44 (docs/rules.md §7.4)."""
+    table = make_table("61", fee=0, seats=3, seed=7, turn_seconds=120, pause_seconds=12)
+    game, users = seat_game(table, ["asha", "ravi", "vik"])
+    stack(
+        game, [HIGH_CARDS, LOW_CARDS, OTHER], open_card="5D", cut="2C", closed_top=["7C"], scores=[50, 10, 50]
+    )
+    connections.close_all()
+    return game, users
+
+
+def test_an_eliminated_player_is_told_why_and_watches_from_a_seat_marked_out(
+    live_server_url: str, elimination_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    game, (asha_user, ravi_user, _) = elimination_game
+    asha = Player(browser, live_server_url, "asha", DESKTOP)
+    try:
+        open_table(asha, asha_user, game.table_id)
+        page = asha.page
+        page.click("#closed-deck.can")
+        wait_until(lambda: len(asha.hand()) == 14, "the drawn card")
+        page.click("#groups .card.fresh")
+        page.click("#btn-finish:not([disabled])")
+        page.click("#declare-confirm:not([disabled])")  # "Declare anyway": a wrong show, 60 points
+
+        def ravi_drops() -> None:
+            from tables import services
+
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                current = PoolGame.objects.get(pk=game.pk)
+                state = GameState.from_dict(current.state)
+                if state.deal is not None and state.deal.turn == 1 and state.deal.status.get(0) != "playing":
+                    answer = services.game_act(
+                        game_id=game.pk,
+                        user=ravi_user,
+                        request_id=f"d{current.version}",
+                        action={"type": "drop"},
+                    )
+                    assert answer["ok"], answer
+                    return
+                time.sleep(0.2)
+            raise AssertionError("ravi's turn never came")
+
+        in_thread(ravi_drops)  # vik is left alone and wins the deal
+        page.wait_for_selector("#no-rejoin")
+        said = page.inner_text("#no-rejoin")
+        assert "your score, 110, reached the pool limit of 61" in said, said
+        assert "the highest score still in the game, 50, is above 44" in said, said
+        row = page.locator("#result-table tr[data-seat='0']")
+        assert row.locator(".ppoints").inner_text().startswith("60")
+        assert row.locator(".pnote").inner_text() == "a wrong show costs 60, whatever the groups hold"
+        asha.shot("items-no-rejoin")
+
+        # the next deal: her seat stays, marked out; the status line says she watches; no dead buttons
+        page.wait_for_selector("#me-out .seat.me.out", timeout=30_000)
+        page.wait_for_selector("#status-line >> text=You are out of the game and watching")
+        assert page.locator("#actions").count() == 0
+        assert page.locator("#actions button[disabled]").count() == 0
+        asha.shot("items-out-watching")
+        asha.assert_clean()
+    finally:
+        asha.close()
+        connections.close_all()
+
+
+# --------------------------------------------------------------------------- item 7
+@pytest.fixture
+def finished_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
+    """Ravi leaves: Asha wins the game, which is over before she comes back to the table."""
+    from tables import services
+
+    table = make_table(fee=0, seats=2, seed=8, turn_seconds=120)
+    game, users = seat_game(table, ["asha", "ravi"])
+    answer = services.game_act(game_id=game.pk, user=users[1], request_id="bye", action={"type": "leave"})
+    assert answer["ok"], answer
+    game.refresh_from_db()
+    assert game.status == PoolGame.Status.FINISHED
+    connections.close_all()
+    return game, users
+
+
+def test_a_finished_table_opened_by_its_address_offers_its_next_game(
+    live_server_url: str, finished_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    game, (asha_user, _) = finished_game
+    asha = Player(browser, live_server_url, "asha", DESKTOP)
+    try:
+        asha.log_in(asha_user)
+        asha.goto(f"/tables/{game.table_id}/")
+        page = asha.page
+        page.wait_for_selector("#final-result")
+        asha.shot("items-finished-table")
+        page.click("#btn-play-again")
+
+        def seated_again() -> bool:
+            newer = PoolGame.objects.filter(table_id=game.table_id).exclude(pk=game.pk).first()
+            return bool(newer and newer.seats.filter(user=asha_user).exists())
+
+        wait_until(lambda: in_thread(seated_again), "asha's seat in the table's next game")
+        assert page.url.endswith(f"/tables/{game.table_id}/")
+        asha.assert_clean()
+    finally:
+        asha.close()
         connections.close_all()

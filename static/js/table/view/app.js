@@ -58,6 +58,7 @@ export function App({ s, t, joinSeed }) {
     </section>
     ${hasHand ? html`<${Hand} s=${s} t=${t} me=${html`<${MeBar} s=${s} t=${t} />`} summary=${html`<${HandSummary} s=${s} t=${t} />`} />` : null}
     ${!waiting && v && v.seat == null ? html`<p class="spectating">You are watching this table.</p>` : null}
+    ${!waiting && !hasHand && v && v.seat != null ? html`<div id="me-out" class="me-out"><${MeBar} s=${s} t=${t} /></div>` : null}
     <${Actions} s=${s} t=${t} />
     <${QuickBar} s=${s} t=${t} />
     <${ModalView} s=${s} t=${t} />
