@@ -159,7 +159,12 @@ export function ResultSheet({ s, t }) {
       ${s.snap && s.snap.game && t.cfg.history_url ? html`<p><a id="final-game-link" href=${t.cfg.history_url + "games/" + s.snap.game.id + "/"}>Every deal of this game, with replays</a></p>` : null}</div>`);
     buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
     // a new game at this table, from this page: the page stays open and the new game starts under it
-    if (v.seat != null) buttons.push({ text: "Play again · " + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
+    // and for a player who comes back to the table by its address once the game is over (their
+    // seat given up with the game's end): a seat in the table's next game, unless the table is private
+    const table = s.snap && s.snap.table;
+    if (v.seat != null || (table && !table.private)) {
+      buttons.push({ text: (v.seat != null ? "Play again · " : "Join the next game · ") + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
+    }
     buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobby_url; } });
   } else {
     parts.push(html`<p class="countdown" id="sheet-countdown">${t.tableCountdown()}</p>`);
