@@ -362,3 +362,38 @@ def test_a_finished_table_opened_by_its_address_offers_its_next_game(
     finally:
         vik.close()
         connections.close_all()
+
+
+@pytest.fixture
+def extra_time_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
+    """Turns of 12 s and a minute of extra time: Asha's turn runs into her extra time under her page."""
+    table = make_table(fee=0, seats=2, seed=9, turn_seconds=12, extra_time_seconds=60)
+    game, users = seat_game(table, ["asha", "ravi"])
+    stack(game, [HIGH_CARDS, LOW_CARDS], open_card="5D", cut="2C", closed_top=["7C"])
+    connections.close_all()
+    return game, users
+
+
+def test_the_extra_time_bar_fills_while_extra_time_counts_down(
+    live_server_url: str, extra_time_game: tuple[PoolGame, list[User]], browser: Any
+) -> None:
+    game, (asha_user, _) = extra_time_game
+    asha = Player(browser, live_server_url, "asha", DESKTOP)
+    try:
+        open_table(asha, asha_user, game.table_id)
+        page = asha.page
+        page.wait_for_selector(".seat.me .timer:not(.extra)")  # her turn's clock first, then the extra time
+        bar = page.locator(".seat.me .timer.extra .timer-bar i")
+        bar.wait_for(timeout=20_000)
+        page.wait_for_timeout(600)
+        text = page.inner_text(".seat.me .timer.extra .timer-text")
+        width = bar.evaluate(
+            "i => i.getBoundingClientRect().width / i.parentElement.getBoundingClientRect().width"
+        )
+        assert text.startswith("extra 0:5") or text == "extra 1:00", text
+        assert width > 0.8, (text, width)
+        asha.shot("items-extra-time")
+        asha.assert_clean()
+    finally:
+        asha.close()
+        connections.close_all()
