@@ -116,11 +116,11 @@ export function ResultSheet({ s, t }) {
         const vd = p.groups && p.groups.length ? t.verdictFor(p.groups, r.wild_rank) : null;
         return html`<tr class=${won ? "winner" : ""} data-seat=${seat} key=${seat}>
           <td class="pname">${won ? "★ " : ""}${pl.name || "Seat " + seat}
-            <div class="pstatus">${(STATUS_LABEL[p.status] || p.status) + (p.reason ? " (" + (REASON_LABEL[p.reason] || p.reason) + ")" : "")}${p.deal_show ? " · deal show (half)" : ""}</div></td>
+            <div class="pstatus">${(STATUS_LABEL[p.status] || p.status) + (p.reason ? " (" + (REASON_LABEL[p.reason] || p.reason) + ")" : "")}${p.deal_show ? " · deal show (half)" : ""}</div>${pointsNote(p, vd)}</td>
           <td class="pgroups">${p.groups && p.groups.length
             ? html`<${SheetGroups} groups=${p.groups} verdict=${vd} wildRank=${r.wild_rank} />`
             : html`<span class="muted">—</span>`}</td>
-          <td class="ppoints">${p.points}${pointsNote(p, vd)}</td>
+          <td class="ppoints">${p.points}</td>
           <td class="pscore">${score.value}${score.out ? html` <span class="out-tag">out</span>` : null}</td>
         </tr>`;
       })}</tbody></table>`);
