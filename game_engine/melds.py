@@ -157,6 +157,23 @@ def is_valid_declaration(groups: Sequence[Sequence[Card]], wild_rank: int) -> bo
     return score_arrangement(groups, wild_rank).valid
 
 
+def finish_card(
+    groups: Sequence[Sequence[str]], cards: Sequence[Sequence[Card]], wild_rank: int
+) -> str | None:
+    """The card of a 14-card arrangement that, put in the finish slot, leaves the player's groups a
+    valid declaration (docs/rules.md §4), or None: so that a page invites a declaration only when
+    the arrangement as it stands makes one, never a wrong show. The first such card in hand order.
+    """
+    if sum(len(g) for g in cards) != HAND_SIZE + 1:
+        return None
+    for gi, group in enumerate(cards):
+        for ci in range(len(group)):
+            rest = [g for k, g in enumerate(cards) if k != gi] + [[c for j, c in enumerate(group) if j != ci]]
+            if is_valid_declaration([g for g in rest if g], wild_rank):
+                return groups[gi][ci]
+    return None
+
+
 def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | None = None) -> dict[str, Any]:
     """The engine's verdict on groups written in notation, as the table page labels them.
 
@@ -164,7 +181,8 @@ def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | N
     the docs/rules.md §5 ``points`` of the whole, and whether it is a valid declaration
     (docs/rules.md §4, 13 cards). Given a table's ``full_count``, also ``score``: what the rules
     charge the hand as a loser's count there, ``points`` capped at the full count (docs/rules.md
-    §5.4), so that a page shows the cap without knowing the rule. Raises ``InvalidCardError`` on a
+    §5.4), so that a page shows the cap without knowing the rule, and ``finish_with``: the card
+    to put in the finish slot for a valid declaration of these 14 cards (``finish_card``). Raises ``InvalidCardError`` on a
     card it cannot read. Shared by ``POST /api/groups/evaluate/`` and the table socket's
     ``evaluate`` (which knows its table's full count).
     """
@@ -183,4 +201,5 @@ def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | N
     }
     if full_count is not None:
         answer["score"] = scored.score
+        answer["finish_with"] = finish_card(groups, cards, wild_rank)
     return answer

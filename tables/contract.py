@@ -238,7 +238,8 @@ class Evaluation(Message):
     doc: ClassVar[str] = (
         "the answer to `evaluate`: each group's `kind` and `points`, the `points` of the whole, "
         "whether it is a `valid` declaration and `score`, the points capped at the table's full "
-        "count (docs/rules.md §5.4); or `error`"
+        "count (docs/rules.md §5.4), and for 14 cards `finish_with`: the card to put in the finish "
+        "slot for a valid declaration (absent when there is none); or `error`"
     )
     request_id: str | None
     ok: bool
@@ -246,6 +247,7 @@ class Evaluation(Message):
     points: int | None = _omit_none()
     valid: bool | None = _omit_none()
     score: int | None = _omit_none()
+    finish_with: str | None = _omit_none()
     error: ErrorBody | None = _omit_none()
 
 

@@ -146,7 +146,7 @@ PRACTICE_SEATS = range(2, 7)
 
 
 @retry_on_conflict
-def practice_table_start(*, user: User, fmt: str, seats: int) -> Table:
+def practice_table_start(*, user: User, fmt: str, seats: int, client_seed: str | None = None) -> Table:
     """Practice on demand: this player's own free table, bots in every other seat, the game started.
 
     The player sits at once and the game starts in the same transaction, so the table
@@ -154,7 +154,10 @@ def practice_table_start(*, user: User, fmt: str, seats: int) -> Table:
     gets that table back (a double click or a second tab starts nothing new); one
     still in another kind is told to finish or leave it first. The table is private
     (``Table.owner``): nobody else can join it, and only its owner sees it in the lobby.
+    ``client_seed``: the player's seed for the shuffle, as at ``table_join`` (docs/fairness.md).
     """
+    if client_seed is not None and not fairness.valid_client_seed(client_seed):
+        raise TableError("the client seed must be 1-64 letters, digits, '_' or '-'")
     if fmt not in PRACTICE_FORMATS:
         raise BadRequest(f"practice is played in a 61, 101 or 201 pool, not {fmt!r}")
     if seats not in PRACTICE_SEATS:
@@ -183,7 +186,7 @@ def practice_table_start(*, user: User, fmt: str, seats: int) -> Table:
             )
         table = _lock_table(table.pk)
         game = _open_game(table)
-        seat = Seat.objects.create(game=game, position=0, user=user)
+        seat = Seat.objects.create(game=game, position=0, user=user, client_seed=client_seed or "")
         start_game(game, [seat, *seat_bots(game, [seat])])
         return table
 

@@ -61,7 +61,10 @@ def practice(request: HttpRequest) -> HttpResponse:
         seats = 0
     try:
         table = seating.practice_table_start(
-            user=request.user, fmt=request.POST.get("format", ""), seats=seats
+            user=request.user,
+            fmt=request.POST.get("format", ""),
+            seats=seats,
+            client_seed=request.POST.get("client_seed") or None,  # docs/fairness.md: the browser's own seed
         )
     except REFUSALS as exc:
         messages.error(request, str(exc))

@@ -524,7 +524,7 @@ export interface ErrorBody {
   [k: string]: unknown;
 }
 /**
- * the answer to evaluate: each group's kind and points, the points of the whole, whether it is a valid declaration and score, the points capped at the table's full count (docs/rules.md §5.4); or error
+ * the answer to evaluate: each group's kind and points, the points of the whole, whether it is a valid declaration and score, the points capped at the table's full count (docs/rules.md §5.4), and for 14 cards finish_with: the card to put in the finish slot for a valid declaration (absent when there is none); or error
  */
 export interface Evaluation {
   type: "evaluation";
@@ -534,6 +534,7 @@ export interface Evaluation {
   points?: number;
   valid?: boolean;
   score?: number;
+  finish_with?: string;
   error?: ErrorBody;
 }
 export interface GroupVerdict {

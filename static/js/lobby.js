@@ -148,8 +148,8 @@ function onUpdate(msg, ask) {
 }
 
 function start() {
-  // the server-rendered join forms get this browser's seed too
-  /** @type {NodeListOf<HTMLFormElement>} */ (document.querySelectorAll('form[action$="/join/"]')).forEach((f) => {
+  // the server-rendered join forms and the practice form get this browser's seed too
+  /** @type {NodeListOf<HTMLFormElement>} */ (document.querySelectorAll('form[action$="/join/"], form#practice-now')).forEach((f) => {
     const input = document.createElement("input");
     input.type = "hidden"; input.name = "client_seed"; input.value = newClientSeed();
     f.appendChild(input);

@@ -116,6 +116,38 @@ export function SheetGroups({ groups, verdict, wildRank }) {
   })}</div>`;
 }
 
+/**
+ * Why a row's points are fewer than its groups hold, from the server's numbers alone: a wrong show
+ * costs its fixed points, a loser's count is capped at the table's full count (docs/rules.md §5.4).
+ * @param {{points: number, status: string, deal_show?: boolean}} p @param {Verdict | null} vd
+ */
+function pointsNote(p, vd) {
+  if (!vd || p.deal_show || !(vd.points > p.points)) return null;
+  const why = p.status === "wrong_show" ? "a wrong show costs " + p.points + ", whatever the groups hold"
+    : vd.points + " in the groups, capped at the table's full count";
+  return html`<div class="pnote">${why}</div>`;
+}
+
+/**
+ * Why this player, out of the game, was offered no rejoin: the view's own numbers against the
+ * table's rules (docs/rules.md §7.3, §7.4, §7.10), or null when they are not out or may rejoin.
+ * @param {View} v @param {boolean} over the game is over
+ */
+export function whyNoRejoin(v, over) {
+  const me = v.seat != null ? v.players[v.seat] : null;
+  if (over || !me || !me.eliminated || me.left || v.rules.kind !== "pool") return null;
+  if (v.rejoin_offer && v.rejoin_offer.seats.includes(/** @type {number} */ (v.seat))) return null;
+  const out = "You are out: your score, " + me.score + ", reached the pool limit of " + v.pool_limit + ". ";
+  const rules = v.rules;
+  if (rules.rejoin_max_fee != null && rules.entry_fee >= rules.rejoin_max_fee) return out + "This table offers no rejoin at its entry fee (rules §7.10).";
+  const live = v.players.filter((p) => !p.eliminated && !p.left).map((p) => p.score);
+  const top = live.length ? Math.max(...live) : 0;
+  if (top > rules.rejoin_threshold) {
+    return out + "No rejoin: the highest score still in the game, " + top + ", is above " + rules.rejoin_threshold + ", the most at which a rejoin is offered (rules §7.4).";
+  }
+  return out + "The rejoin offer has closed (rules §7.6).";
+}
+
 /** The result of the last deal, offers (rejoin, split) and the end of the game. @param {SheetProps} props */
 export function ResultSheet({ s, t }) {
   const v = /** @type {View} */ (s.view);
@@ -138,11 +170,12 @@ export function ResultSheet({ s, t }) {
         const pl = v.players[+seat] || {};
         const won = String(r.winner) === seat;
         const score = t.scoreAfterDeal(r.deal_no, +seat, pl);
+        const vd = p.groups && p.groups.length ? t.verdictFor(p.groups, r.wild_rank) : null;
         return html`<tr class=${won ? "winner" : ""} data-seat=${seat} key=${seat}>
           <td class="pname">${won ? "★ " : ""}${pl.name || "Seat " + seat}
-            <div class="pstatus">${(STATUS_LABEL[p.status] || p.status) + (p.reason ? " (" + (REASON_LABEL[p.reason] || p.reason) + ")" : "")}${p.deal_show ? " · deal show (half)" : ""}</div></td>
+            <div class="pstatus">${(STATUS_LABEL[p.status] || p.status) + (p.reason ? " (" + (REASON_LABEL[p.reason] || p.reason) + ")" : "")}${p.deal_show ? " · deal show (half)" : ""}</div>${pointsNote(p, vd)}</td>
           <td class="pgroups">${p.groups && p.groups.length
-            ? html`<${SheetGroups} groups=${p.groups} verdict=${t.verdictFor(p.groups, r.wild_rank)} wildRank=${r.wild_rank} />`
+            ? html`<${SheetGroups} groups=${p.groups} verdict=${vd} wildRank=${r.wild_rank} />`
             : html`<span class="muted">—</span>`}</td>
           <td class="ppoints">${p.points}</td>
           <td class="pscore">${score.value}${score.out ? html` <span class="out-tag">out</span>` : null}</td>
@@ -156,6 +189,8 @@ export function ResultSheet({ s, t }) {
       ${" for " + t.money(ro.fee) + ", starting at "}<strong>${ro.score}</strong> points.</div>`);
     if (mine && t.legal("rejoin")) buttons.push({ text: "Rejoin · " + t.money(ro.fee), cls: "gold", id: "btn-rejoin", fn: () => t.act({ type: "rejoin" }) });
   }
+  const noRejoin = whyNoRejoin(v, !!res);
+  if (r && noRejoin) parts.push(html`<div class="offer" id="no-rejoin">${noRejoin}</div>`);
   if (v.split_offer) {
     const so = v.split_offer;
     parts.push(html`<div class="offer" id="split-offer"><strong>Split the prize?</strong>
@@ -181,7 +216,12 @@ export function ResultSheet({ s, t }) {
       ${s.snap && s.snap.game && t.cfg.history_url ? html`<p><a id="final-game-link" href=${t.cfg.history_url + "games/" + s.snap.game.id + "/"}>Every deal of this game, with replays</a></p>` : null}</div>`);
     buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
     // a new game at this table, from this page: the page stays open and the new game starts under it
-    if (v.seat != null) buttons.push({ text: "Play again · " + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
+    // and for a player who comes back to the table by its address once the game is over (their
+    // seat given up with the game's end): a seat in the table's next game, unless the table is private
+    const table = s.snap && s.snap.table;
+    if (v.seat != null || (table && !table.private)) {
+      buttons.push({ text: (v.seat != null ? "Play again · " : "Join the next game · ") + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
+    }
     buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobby_url; } });
   } else {
     parts.push(html`<p class="countdown" id="sheet-countdown">${t.tableCountdown()}</p>`);

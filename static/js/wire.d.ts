@@ -447,6 +447,8 @@ export interface Verdict {
   score: number;
   /** A valid declaration (docs/rules.md §4). */
   valid: boolean;
+  /** 14 cards: the card to put in the finish slot for a valid declaration of these groups; absent when there is none. */
+  finish_with?: string;
 }
 
 /** The answer to `evaluate`. */

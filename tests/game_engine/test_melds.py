@@ -280,3 +280,15 @@ def test_rules_5_pure_exclusion_counts_only_that_run() -> None:
     # a single pure run plus an invalid rest: the run's 5+6+7+8 are excluded
     groups = arrangement("5H 6H 7H 8H", "KS KD KC 2C 9S QD 3D 10C 4S")
     assert score_arrangement(groups, 11).points == 68
+
+
+def test_verdict_names_the_finish_card_of_a_fourteen_card_declaration() -> None:
+    """The table page invites a declaration only when the server names the card that makes one."""
+    groups = [["AS", "2S", "3S", "9S"], ["4H", "5H", "6H"], ["7D", "8D", "9D"], ["10C", "JC", "QC", "KC"]]
+    assert verdict(groups, 5, 80)["finish_with"] == "9S"
+    by_rank = [[c] for c in ["AS", "2S", "3S", "4H", "5H", "6H", "7D", "8D", "10C", "JC", "QC", "KC"]] + [
+        ["9D", "9S"]
+    ]
+    assert verdict(by_rank, 5, 80)["finish_with"] is None
+    assert verdict(groups[:3], 5, 80)["finish_with"] is None  # 10 cards: nothing to finish
+    assert "finish_with" not in verdict(groups, 5)  # the HTTP API's answer is unchanged

@@ -16,6 +16,7 @@ export function statusText(S) {
       if (v.has_drawn) return "Your turn: discard a card, or finish";
       return v.can_pick_open ? "Your turn: draw from the deck or the open pile" : "Your turn: draw from the deck (the joker on the open pile can't be taken)";
     }
+    if (m && m.eliminated) return "You are out of the game and watching. " + (v.turn == null ? "" : nameOf(S, v.turn) + "'s turn");
     if (m && m.status && m.status !== "playing") return "You are out of this deal (" + (STATUS_LABEL[m.status] || m.status) + "). " + nameOf(S, v.turn) + " to play";
     return v.turn == null ? "" : nameOf(S, v.turn) + "'s turn";
   }

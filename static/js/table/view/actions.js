@@ -12,6 +12,7 @@ export function Actions({ s, t }) {
   const v = s.view;
   const m = t.me();
   if (!(v && m && v.phase !== "finished")) return null;
+  if (m.eliminated) return null; // out of the game: nothing to play, no dead buttons (the result sheet says why)
   const sel = s.selected.length === 1;
   const dropPts = v.drop_points;
   return html`<nav id="actions" class="actions">

@@ -22,6 +22,8 @@ export function App({ s, t, joinSeed }) {
   const v = s.view;
   const waiting = !snap || !v || !snap.game || snap.game.status === "waiting" || snap.game.status === "cancelled";
   const hasHand = !!(v && v.hand && s.groups);
+  // a table without an entry fee (practice) is "Free", as its lobby tile says: no "Prize ₹0.00"
+  const free = !!(snap && snap.table && snap.table.entry_fee === 0);
   const cls = "table-app" + (waiting ? " is-waiting" : "") + (hasHand ? " has-hand" : "") + (v && v.seat != null ? " seated" : " watching") +
     (s.dealing ? " dealing" : "") + (t.myTurn() ? " my-turn" : "");
   const behind = !!s.modal; // the page behind an open dialog: out of reach (Tab, clicks, a screen reader)
@@ -31,8 +33,8 @@ export function App({ s, t, joinSeed }) {
         <a class="back" href=${cfg.lobby_url} title="Lobby">‹</a>
         <h1>${cfg.table_name}</h1>
         <span class="tbl-meta"><span class="chip-pill">${cfg.format_label}</span>
-          <span class="chip-pill">entry ${cfg.entry_fee_display}</span>
-          ${v && v.prize_pool != null ? html`<span id="prize-pool" class="chip-pill gold">Prize ${t.money(v.prize_pool)}</span>` : null}
+          ${free ? html`<span id="free-pill" class="chip-pill" title="No entry fee and no prize: practice">Free</span>` : html`<span class="chip-pill">entry ${cfg.entry_fee_display}</span>`}
+          ${v && v.prize_pool != null && !free ? html`<span id="prize-pool" class="chip-pill gold">Prize ${t.money(v.prize_pool)}</span>` : null}
           ${v && v.deal_no ? html`<span id="deal-no" class="chip-pill">Deal ${v.deal_no}</span>` : null}</span>
       </div>
       <div class="tbl-tools">
@@ -59,6 +61,7 @@ export function App({ s, t, joinSeed }) {
     </section>
     ${hasHand ? html`<${Hand} s=${s} t=${t} me=${html`<${MeBar} s=${s} t=${t} />`} summary=${html`<${HandSummary} s=${s} t=${t} />`} />` : null}
     ${!waiting && v && v.seat == null ? html`<p class="spectating">You are watching this table.</p>` : null}
+    ${!waiting && !hasHand && v && v.seat != null ? html`<div id="me-out" class="me-out"><${MeBar} s=${s} t=${t} /></div>` : null}
     <${Actions} s=${s} t=${t} />
     <${QuickBar} s=${s} t=${t} />
     </div>
