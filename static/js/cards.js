@@ -114,23 +114,27 @@ export function groupByRank(cards) {
 }
 
 /**
- * The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker.
- * @param {{code: CardCode, small?: boolean, tiny?: boolean, wild?: boolean, cls?: string, attrs?: Record<string, unknown>}} props
+ * The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker. `spoken`: its
+ * name in words as its accessible name, the content a screen reader reads (the pictures hidden
+ * from it), so that the name is the element's own text (WCAG 2.5.3, label in name).
+ * @param {{code: CardCode, small?: boolean, tiny?: boolean, wild?: boolean, cls?: string, attrs?: Record<string, unknown>, spoken?: string}} props
  */
-export function Card({ code, small, tiny, wild, cls, attrs }) {
+export function Card({ code, small, tiny, wild, cls, attrs, spoken }) {
   const c = parseCard(code);
   const size = tiny ? " tiny" : small ? " small" : "";
   const extra = cls ? " " + cls : "";
+  const words = spoken ? html`<span class="sr-only">${spoken}</span>` : null;
+  const pic = spoken ? { "aria-hidden": "true" } : {};
   if (c.joker) {
     return html`<div class=${"card printed-joker" + size + extra} data-code=${code} title="Printed joker" ...${attrs || {}}>
-      <span class="pj-star">★</span><span class="pj-text">JOKER</span></div>`;
+      ${words}<span class="pj-star" ...${pic}>★</span><span class="pj-text" ...${pic}>JOKER</span></div>`;
   }
   const s = SUITS[c.suit] || "?";
   return html`<div class=${"card " + (isRed(code) ? "red" : "black") + (wild ? " wild" : "") + size + extra}
       data-code=${code} title=${cardLongName(code) + (wild ? " (joker this deal)" : "")} ...${attrs || {}}>
-    <span class="idx"><span class="r">${c.face}</span><span class="s">${s}</span></span>
-    <span class="pip">${s}</span>
-    ${wild ? html`<span class="wild-mark">J</span>` : null}
+    ${words}<span class="idx" ...${pic}><span class="r">${c.face}</span><span class="s">${s}</span></span>
+    <span class="pip" ...${pic}>${s}</span>
+    ${wild ? html`<span class="wild-mark" ...${pic}>J</span>` : null}
   </div>`;
 }
 

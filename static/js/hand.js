@@ -124,10 +124,10 @@ export function Hand({ s, t, me, summary }) {
               if (fresh) freshMarked.done = true;
               const isCur = !!cur && cur.g === gi && cur.i === ci;
               return html`<${Card} key=${code + "@" + gi + ":" + ci} code=${code} wild=${hasWildRank(code, v.wild_rank)}
+                spoken=${spokenCard(code, v.wild_rank) + (fresh ? ", just drawn" : "")}
                 cls=${(sel ? "selected" : "") + (fresh ? " fresh" : "") + (isCur ? " cursor" : "") + (s.anim[code] ? " " + s.anim[code] : "")}
                 attrs=${{
                   "data-g": gi, "data-i": ci, "data-card": code, id: cardId(gi, ci), role: "option", "aria-selected": sel ? "true" : "false",
-                  "aria-label": spokenCard(code, v.wild_rank) + (fresh ? ", just drawn" : ""),
                   onClick: (/** @type {Event} */ e) => t.clickCard(e, gi, ci),
                 }} />`;
             })}

@@ -50,10 +50,10 @@ def test_drop_and_go_states_its_cost_and_offers_a_seat_at_the_same_kind_of_table
         asha.log_in(tables["asha"])
         asha.goto(f"/tables/{tables['playing'].pk}/")
         asha.page.wait_for_selector("#groups .card")
-        asha.page.click("#btn-drop-go")
-        dialog = asha.page.locator("#modal[data-kind='drop-go']")
+        asha.page.click("#btn-forfeit")  # Leave: forfeit, or Drop & go
+        dialog = asha.page.locator("#modal[data-kind='leave']")
         text = dialog.inner_text()
-        assert "your entry fee of ₹10.00 stays in the prize pool" in text, text
+        assert "Your entry fee of ₹10.00 stays in the prize pool" in text and "Drop & go" in text, text
         asha.shot("drop-go-confirm")
         assert not [f for f in asha.sent if (f.get("action") or {}).get("type") == "leave"]  # nothing yet
         asha.page.click("#drop-go-confirm")

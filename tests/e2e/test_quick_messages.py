@@ -51,12 +51,12 @@ def test_a_quick_message_shows_by_the_seat_and_a_muted_page_shows_none(
             player.page.wait_for_selector("#groups .card")
         seat = asha.page.evaluate("window.rummyTable.state.view.seat")
 
-        asha.page.click("#btn-quick")
-        assert asha.page.get_attribute("#btn-quick", "aria-expanded") == "true"
+        asha.page.click("#btn-quick")  # the header's Say: a small dialog of the phrases
+        asha.page.wait_for_selector("#modal[data-kind='quick']")
         phrases = asha.page.locator("#quick-menu .quick-phrase").all_inner_texts()
         assert phrases == ["Good game", "Well played", "Please hurry", "Sorry, connection"]
         asha.page.click("#quick-menu >> text=Good game")
-        assert asha.page.locator("#quick-menu").count() == 0  # the menu closes once said
+        assert asha.page.locator("#quick-menu").count() == 0  # the dialog closes once said
 
         _said(ravi, seat).wait_for()
         assert _said(ravi, seat).inner_text() == "Good game"
@@ -66,7 +66,9 @@ def test_a_quick_message_shows_by_the_seat_and_a_muted_page_shows_none(
         ravi.shot("quick-said-phone")
         _said(ravi, seat).wait_for(state="detached", timeout=8_000)  # gone after a few seconds
 
+        ravi.page.click("#btn-quick")
         ravi.page.check("#quick-mute")
+        ravi.page.click("#quick-close")
         assert ravi.page.evaluate("localStorage.getItem('rummy.quickMuted')") == "1"
         asha.page.wait_for_timeout(5_200)  # one quick message every 5 s
         asha.page.click("#btn-quick")

@@ -145,12 +145,12 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         assert page.evaluate(ACTIVE) == "groups"
         assert page.get_attribute("#groups", "role") == "listbox"
         labels = page.eval_on_selector_all(
-            "#groups [role=option]", "os => os.map(o => o.getAttribute('aria-label'))"
+            "#groups [role=option]", "os => os.map(o => o.querySelector('.sr-only').textContent)"
         )
         assert len(labels) == 13 and "ace of spades" in labels and "seven of diamonds" in labels, labels
         assert page.evaluate(CURSOR) == "AS"
         ravi_labels = rp.eval_on_selector_all(
-            "#groups [role=option]", "os => os.map(o => o.getAttribute('aria-label'))"
+            "#groups [role=option]", "os => os.map(o => o.querySelector('.sr-only').textContent)"
         )
         assert "eight of hearts, wild joker" in ravi_labels and "ten of diamonds" in ravi_labels, ravi_labels
         names = page.evaluate(
@@ -180,7 +180,9 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         assert asha.hand_dom()[2] == ["7D", "KD", "7S", "7C"], asha.hand_dom()
         page.keyboard.press("d")
         hears(asha, "You drew the queen of clubs from the deck.")
-        page.wait_for_selector("#groups .card[data-code='QC'][aria-label='queen of clubs, just drawn']")
+        page.wait_for_selector(
+            "#groups .card[data-code='QC'] .sr-only:text-is('queen of clubs, just drawn')", state="attached"
+        )
         cursor_to(asha, "QC")
         page.keyboard.press("Shift+ArrowUp")
         wait_until(

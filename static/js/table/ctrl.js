@@ -90,7 +90,6 @@ export function createCtrl({ S, cfg, ui, moves, verdicts }) {
       if (next) next.focus();
     },
     toggleMute() { S.muted = !S.muted; setMuted(S.muted); paint(); },
-    toggleQuickMenu() { S.quickMenu = !S.quickMenu; paint(); },
     toggleQuickMute() {
       S.quickMuted = !S.quickMuted;
       if (S.quickMuted) S.quick = {};

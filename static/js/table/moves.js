@@ -109,7 +109,7 @@ export function createMoves({ S, cfg, socket, ui }) {
     },
     /** Say one of the table's quick messages to everyone at it. @param {import("../wire.js").QuickPhrase} phrase */
     sayQuick(phrase) {
-      S.quickMenu = false;
+      S.modal = null;
       if (!socket.raw({ type: "quick", phrase })) toast("Not connected: the message was not sent.", "info");
       paint();
     },

@@ -34,9 +34,9 @@ import { reconcile } from "../hand.js";
  *   | {kind: "drop"}
  *   | {kind: "auto-drop"}
  *   | {kind: "leave"}
- *   | {kind: "drop-go"}
  *   | {kind: "next-seat", table: import("../wire.js").TableRow | null}
- *   | {kind: "keys"}} Modal
+ *   | {kind: "keys"}
+ *   | {kind: "quick"}} Modal
  */
 
 /**
@@ -70,7 +70,6 @@ import { reconcile } from "../hand.js";
  * @property {boolean} notify notifications of the player's turn
  * @property {Record<string, {id: number, text: string}>} quick the quick message shown by each seat, for a few seconds
  * @property {boolean} quickMuted other players' quick messages are not shown
- * @property {boolean} quickMenu the menu of quick messages is open
  * @property {import("../wire.js").ByPlayer<import("../wire.js").PlayerPresence>} presence who of the players has the table open, by user id
  * @property {Pos | null} cursor the hand's active card (the listbox's aria-activedescendant)
  * @property {{id: number, text: string}[]} said the live region's last lines (speech.js `say`)
@@ -90,7 +89,7 @@ export function newState(cfg, prefs) {
     dragging: false, pointerDown: false, dirty: false,
     muted: prefs.muted, lastTickSecond: null,
     notify: prefs.notify,
-    quick: {}, quickMuted: !!prefs.quickMuted, quickMenu: false, presence: {},
+    quick: {}, quickMuted: !!prefs.quickMuted, presence: {},
     cursor: null, said: [], thresholds: { key: "", said: [] },
   };
 }

@@ -32,8 +32,6 @@ export function Actions({ s, t }) {
           if (on) t.openModal({ kind: "auto-drop" }); else t.imBack();
         }} /> Auto drop</label>
     ${v.auto_drop ? html`<button type="button" id="btn-back" class="act" onClick=${() => t.imBack()}>I'm back</button>` : null}
-    ${t.legal("leave") && !m.eliminated && m.in_deal ? html`<button type="button" id="btn-drop-go" class="act ghost-btn" title="Leave this game and take a seat at a table about to start"
-      onClick=${() => t.openModal({ kind: "drop-go" })}>Drop & go</button>` : null}
     ${t.legal("leave") && !m.eliminated ? html`<button type="button" id="btn-forfeit" class="act ghost-btn" onClick=${() => t.openModal({ kind: "leave" })}>Leave</button>` : null}
   </nav>`;
 }

@@ -9,7 +9,7 @@ import { HandSummary } from "./hand_summary.js";
 import { ModalView } from "./modals.js";
 import { Notices } from "./notices.js";
 import { MeBar, Seats } from "./seats.js";
-import { QuickBar } from "./quick.js";
+import { QuickButton } from "./quick.js";
 import { Waiting } from "./waiting.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
@@ -41,6 +41,7 @@ export function App({ s, t, joinSeed }) {
         <button type="button" id="btn-scores" class="tool" title="Every deal's points and the running totals" onClick=${() => t.openModal({ kind: "scores" })} disabled=${!v}>Scores</button>
         ${v && v.last_result ? html`<button type="button" id="btn-last-result" class="tool" onClick=${() => t.openModal({ kind: "result" })}>Last deal</button>` : null}
         <button type="button" id="btn-open-cards" class="tool" title="Every card discarded this deal" onClick=${() => t.openModal({ kind: "open-cards" })} disabled=${!v}>Discards</button>
+        <${QuickButton} s=${s} t=${t} />
         <button type="button" id="btn-keys" class="tool" aria-keyshortcuts="?" title="The keys to play without a mouse" onClick=${() => t.openModal({ kind: "keys" })}>Keys ?</button>
         <a id="rules-link" class="tool" href=${cfg.rules_url} target="_blank" rel="noopener" title="How to play">Rules</a>
         <button type="button" id="btn-mute" class="tool icon" aria-pressed=${s.muted} title=${s.muted ? "Sound is off: turn it on" : "Sound is on: mute"}
@@ -63,7 +64,6 @@ export function App({ s, t, joinSeed }) {
     ${!waiting && v && v.seat == null ? html`<p class="spectating">You are watching this table.</p>` : null}
     ${!waiting && !hasHand && v && v.seat != null ? html`<div id="me-out" class="me-out"><${MeBar} s=${s} t=${t} /></div>` : null}
     <${Actions} s=${s} t=${t} />
-    <${QuickBar} s=${s} t=${t} />
     </div>
     <${ModalView} s=${s} t=${t} />
     <div id="announcer" class="sr-only" role="log" aria-live="polite" aria-relevant="additions" aria-label="Table announcements">${s.said.map((x) => html`<p key=${x.id}>${x.text}</p>`)}</div>

@@ -3,7 +3,8 @@
 // the declaration check, the discards, and the confirmations of a drop, auto drop or leave, each
 // stating its cost from the server's numbers.
 import { html } from "../../../vendor/htm-preact/standalone.module.js";
-import { Confirm, DeclareDialog, KeysSheet, OpenCards, ResultSheet, Scoreboard } from "../../sheets.js";
+import { Confirm, DeclareDialog, KeysSheet, Modal, OpenCards, ResultSheet, Scoreboard } from "../../sheets.js";
+import { QuickSheet } from "./quick.js";
 import { KEY_HELP } from "../speech.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
@@ -46,18 +47,21 @@ function OneModal({ s, t }) {
         text=${text} onYes=${() => { t.autoDrop(); t.closeModal(); }} />`;
     }
     case "keys": return html`<${KeysSheet} t=${t} keys=${KEY_HELP} />`;
-    case "leave":
-      return html`<${Confirm} kind="leave" t=${t} title="Leave the game?" no="Stay" yes="Leave and forfeit"
-        text="You forfeit this pool game; the entry fee is not refunded once the game has started."
-        onYes=${() => { t.leave(); t.closeModal(); }} />`;
-    case "drop-go": {
+    case "leave": {
+      // leave, or Drop & go: leave and be offered a seat at a table about to start like this one
       const fee = t.cfg.entry_fee_display;
-      const text = "You drop out of this deal and leave the game at once: " +
-        (s.snap && s.snap.table.entry_fee ? "your entry fee of " + fee + " stays in the prize pool (no refund once the game has started)" : "it was a free game") +
-        ", and your seat plays no more. Then we offer you a seat at a table about to start with the same format and entry.";
-      return html`<${Confirm} kind="drop-go" t=${t} title="Drop & go?" no="Stay" yes="Drop & go"
-        text=${text} onYes=${() => t.dropAndGo()} />`;
+      const cost = s.snap && s.snap.table.entry_fee
+        ? "Your entry fee of " + fee + " stays in the prize pool: no refund once the game has started."
+        : "It is a free game: nothing is lost.";
+      return html`<${Modal} kind="leave" title="Leave the game?" onClose=${() => t.closeModal()}
+          buttons=${[{ text: "Stay", cls: "ghost-btn", id: "leave-cancel", fn: () => t.closeModal() },
+                     { text: "Leave and forfeit", cls: "danger", id: "leave-confirm", fn: () => { t.leave(); t.closeModal(); } },
+                     { text: "Drop & go", cls: "danger", id: "drop-go-confirm", fn: () => t.dropAndGo() }]}>
+        <p>You drop out of this deal and forfeit this pool game at once. ${cost}</p>
+        <p>Drop & go then offers you a seat at a table about to start with the same format and entry.</p>
+      <//>`;
     }
+    case "quick": return html`<${QuickSheet} s=${s} t=${t} />`;
     case "next-seat": {
       const row = m.table;
       if (!row) {
