@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from accounts.models import User
 from accounts.services import user_signed_up
@@ -72,6 +73,13 @@ def pool_table(name: str, seats: int, **extra: Any) -> Table:
         **extra,
     )
     return Table.objects.create(settings=settings, name=name)
+
+
+def join_by_form(user: User, table: Table) -> None:
+    """What the lobby's Join button posts, with ``user``'s session (before the browser starts)."""
+    client = Client()
+    client.force_login(user)
+    assert client.post(f"/tables/{table.pk}/join/").status_code == 302
 
 
 def join_from_lobby(player: Player, table: Table) -> None:
@@ -163,6 +171,12 @@ class Player:
 
     def goto(self, path: str) -> None:
         self.page.goto(self.base + path)
+
+    def open_table(self, user: User, table_id: int) -> None:
+        """Logged in as ``user``, the table page open on a dealt hand."""
+        self.log_in(user)
+        self.goto(f"/tables/{table_id}/")
+        self.page.wait_for_selector("#groups .card")
 
     def shot(self, name: str) -> None:
         self.page.wait_for_timeout(450)  # let the last animation settle

@@ -9,21 +9,13 @@ from typing import Any
 
 import pytest
 from django.db import connections
-from django.test import Client
 
-from accounts.models import User
-from tables.models import PoolGame, Seat, Table
+from tables.models import PoolGame, Seat
 from tests.e2e.conftest import PHONE
-from tests.e2e.pages import Player, wait_until
+from tests.e2e.pages import Player, join_by_form, wait_until
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _join(user: User, table: Table) -> None:
-    client = Client()
-    client.force_login(user)
-    assert client.post(f"/tables/{table.pk}/join/").status_code == 302
 
 
 @pytest.fixture
@@ -32,12 +24,12 @@ def tables(transactional_db: None) -> dict[str, Any]:
     playing = make_table("61", fee=1_000, seats=2, seed=5, turn_seconds=120)
     asha, ravi, meena, arjun, kiran = [make_player(n) for n in ("asha", "ravi", "meena", "arjun", "kiran")]
     for user in (asha, ravi):
-        _join(user, playing)
+        join_by_form(user, playing)
     same = make_table("61", fee=1_000, seats=3)  # about to start: one seated
-    _join(meena, same)
+    join_by_form(meena, same)
     dearer = make_table("61", fee=5_000, seats=3)  # more seats taken, but another fee
-    _join(arjun, dearer)
-    _join(kiran, dearer)
+    join_by_form(arjun, dearer)
+    join_by_form(kiran, dearer)
     connections.close_all()
     return {"playing": playing, "same": same, "dearer": dearer, "asha": asha}
 
@@ -47,9 +39,7 @@ def test_drop_and_go_states_its_cost_and_offers_a_seat_at_the_same_kind_of_table
 ) -> None:
     asha = Player(browser, live_server_url, "asha", PHONE)
     try:
-        asha.log_in(tables["asha"])
-        asha.goto(f"/tables/{tables['playing'].pk}/")
-        asha.page.wait_for_selector("#groups .card")
+        asha.open_table(tables["asha"], tables["playing"].pk)
         asha.page.click("#btn-forfeit")  # Leave: forfeit, or Drop & go
         dialog = asha.page.locator("#modal[data-kind='leave']")
         text = dialog.inner_text()

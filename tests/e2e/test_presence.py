@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 from django.db import connections
-from django.test import Client
 
 from accounts.models import User
 from game_engine.game import GameState
 from tables import play
 from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player
+from tests.e2e.pages import Player, join_by_form
 from tests.e2e.test_practice_and_names import in_thread
 from tests.tables.conftest import make_player, make_table
 
@@ -30,9 +29,7 @@ def running_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     table = make_table(fee=0, seats=2, seed=9, turn_seconds=120)
     players = [make_player(n) for n in ("asha", "ravi")]
     for p in players:
-        client = Client()
-        client.force_login(p)
-        assert client.post(f"/tables/{table.pk}/join/").status_code == 302
+        join_by_form(p, table)
     game = table.games.get()
     connections.close_all()
     return game, players
@@ -63,9 +60,7 @@ def test_an_away_player_is_shown_away_and_told_what_happened_when_back(
     ravi = Player(browser, live_server_url, "ravi", PHONE)
     try:
         for player, user in ((asha, asha_user), (ravi, ravi_user)):
-            player.log_in(user)
-            player.goto(f"/tables/{game.table_id}/")
-            player.page.wait_for_selector("#groups .card")
+            player.open_table(user, game.table_id)
         seat = asha.page.evaluate("window.rummyTable.state.view.seat")
         her_seat = ravi.page.locator(f".seat[data-seat='{seat}']")
         assert her_seat.locator(".seat-away").count() == 0

@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 from django.db import connections
-from django.test import Client
 
 from accounts.models import User
 from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, wait_until
+from tests.e2e.pages import Player, join_by_form, wait_until
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -25,9 +24,7 @@ def running_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     table = make_table(fee=0, seats=2, seed=3)
     players = [make_player(n) for n in ("asha", "ravi")]
     for p in players:
-        client = Client()
-        client.force_login(p)
-        assert client.post(f"/tables/{table.pk}/join/").status_code == 302
+        join_by_form(p, table)
     game = table.games.get()
     assert game.status == PoolGame.Status.RUNNING
     connections.close_all()
@@ -46,9 +43,7 @@ def test_a_quick_message_shows_by_the_seat_and_a_muted_page_shows_none(
     ravi = Player(browser, live_server_url, "ravi", PHONE)
     try:
         for player, user in ((asha, asha_user), (ravi, ravi_user)):
-            player.log_in(user)
-            player.goto(f"/tables/{game.table_id}/")
-            player.page.wait_for_selector("#groups .card")
+            player.open_table(user, game.table_id)
         seat = asha.page.evaluate("window.rummyTable.state.view.seat")
 
         asha.page.click("#btn-quick")  # the header's Say: a small dialog of the phrases
