@@ -1,7 +1,7 @@
 // @ts-check
 // Sheets over the table: the result of a deal, the scoreboard of the game, the
 // declaration check, confirmations. Every player-supplied string is a text node.
-import { html, useEffect, useRef } from "../vendor/htm-preact/standalone.module.js";
+import { html, useLayoutEffect, useRef } from "../vendor/htm-preact/standalone.module.js";
 import { Card, CardRow, hasWildRank } from "./cards.js";
 import { KIND_LABEL } from "./hand.js";
 
@@ -77,8 +77,10 @@ export function Modal({ kind, title, onClose, buttons, children, wide }) {
   /** @type {{current: HTMLElement | null}} */
   const box = useRef(null);
   // on opening: focus into the dialog (its safe button, else the dialog itself, which reads its
-  // title); on closing: focus back where it was
-  useEffect(() => {
+  // title); on closing: focus back where it was. A layout effect: it runs as the dialog is put in the
+  // page, so a key pressed the moment the dialog shows already lands inside it (an effect runs a
+  // frame later, and a quick Tab went to the page behind)
+  useLayoutEffect(() => {
     const active = document.activeElement;
     const back = active && active !== document.body && !active.closest("#modal") ? active : lastOutside;
     const el = box.current;

@@ -188,6 +188,8 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         wait_until(
             lambda: asha.hand_dom()[3] == ["9C", "10C", "JC", "QC"], f"QC with the clubs ({asha.hand_dom()})"
         )
+        # the server's check of the new groups first (the read says "not checked yet" until it comes)
+        page.wait_for_selector("#groups .group-label.pending", state="detached")
         page.keyboard.press("r")  # read the table
         hears(asha, "Group 1, pure sequence: ace of spades; two of spades; three of spades.")
         read = next(line for line in heard(asha) if "Group 1, pure sequence" in line)
@@ -215,6 +217,7 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         select(ravi, "QD")
         rp.keyboard.press("x")
         hears(asha, "Ravi discarded the queen of diamonds. Your turn.")
+        rp.wait_for_selector("#groups .card[data-code='QD']", state="detached")  # Ravi's page has it too
         assert_dom_holds_only_public_cards(ravi, state_of(table), 1)
 
         # 3. Asha draws KS, selects it, F puts it in the finish slot; the dialog has focus; Declare

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.utils import timezone
 
 from accounts.models import User
 from tables import notify, resync, services
@@ -94,9 +96,10 @@ class _Socket:
 def watched(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Any:
     """Sockets of game 1 shown at version 3 while the database holds 5: the watcher's view, no database."""
     settings.RESYNC_BUSY_CHECKS = 5
+    deadline: list[Any] = [None]  # the game's clock: none runs, unless a test sets one
 
-    async def versions(game_ids: set[int]) -> dict[int, int]:
-        return dict.fromkeys(game_ids, 5)
+    async def versions(game_ids: set[int]) -> dict[int, tuple[int, Any]]:
+        return dict.fromkeys(game_ids, (5, deadline[0]))
 
     monkeypatch.setattr(resync, "_versions", versions)
     made: list[_Socket] = []
@@ -106,6 +109,7 @@ def watched(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Any:
         resync._sockets.add(made[-1])
         return made[-1]
 
+    make.deadline = deadline  # type: ignore[attr-defined]
     yield make
     for socket in made:
         resync.forget(socket)
@@ -126,6 +130,21 @@ async def test_a_busy_process_waits_longer_before_rebuilding(watched: Any) -> No
     assert socket.rebuilds == 0
     assert await resync.check_once(busy=True) == 1  # the fifth check (RESYNC_BUSY_CHECKS) behind
     assert socket.rebuilds == 1
+
+
+async def test_a_busy_process_does_not_wait_past_the_games_clock(watched: Any, settings: Any) -> None:
+    """A turn that runs out within the busy wait: the player on turn would be charged for the late notice."""
+    settings.RESYNC_SECONDS = 1.5  # the busy wait: 5 checks, 7.5 s
+    socket = watched()
+    watched.deadline[0] = timezone.now() + timedelta(seconds=6)
+    assert await resync.check_once(busy=True) == 0
+    assert await resync.check_once(busy=True) == 1  # the second check, as when not busy
+    assert socket.rebuilds == 1
+    later = watched()
+    watched.deadline[0] = timezone.now() + timedelta(seconds=60)  # a clock past the wait: it waits
+    for _ in range(4):
+        assert await resync.check_once(busy=True) == 0
+    assert later.rebuilds == 0
 
 
 async def test_a_socket_that_moves_between_checks_is_not_rebuilt(watched: Any) -> None:

@@ -23,7 +23,7 @@ export function SeatBox({ s, p, i, mine, style }) {
   return html`<div class=${cls} data-seat=${i} style=${style || ""}>
     <div class="avatar">${(p.name || "?").trim().slice(0, 1).toUpperCase()}${v.dealer === i ? html`<span class="dealer" title="Dealer">D</span>` : null}</div>
     <div class="seat-info">
-      <div class="seat-name">${p.name}${mine ? html` <small>(you)</small>` : null}</div>
+      <div class="seat-name" title=${p.name}>${p.name}${mine ? html` <small>(you)</small>` : null}</div>
       <div class="seat-score" title="Pool score / limit">${p.score}<small>/${v.pool_limit}</small>
         <span class="drops" title="Drops remaining">${p.drops_remaining}${p.drops_remaining === 1 ? " drop" : " drops"}</span>
         ${!mine && p.card_count ? html`<span class="ccount" title="Cards in hand">${p.card_count} cards</span>` : null}</div>
@@ -40,12 +40,13 @@ export function SeatBox({ s, p, i, mine, style }) {
 }
 
 /**
- * "away 1:05 · auto-play": how long a player has been away, and that the timer plays their turns
+ * "away 1:05 · auto-play" (a phone held sideways shows "away 1:05", the tag's title says the rest): how long a player has been away, and that the timer plays their turns
  * (a missed turn discards the drawn card; docs/rules.md §6.4) while they are in the deal.
  * @param {number | null} since @param {PlayerView} p
  */
 function awayWords(since, p) {
-  return "away" + (since ? " " + fmtSecs(Date.now() - since) : "") + (p.in_deal && !p.eliminated ? " · auto-play" : "");
+  const auto = p.in_deal && !p.eliminated ? html`<span class="auto-play"> · auto-play</span>` : null;
+  return html`${"away" + (since ? " " + fmtSecs(Date.now() - since) : "")}${auto}`;
 }
 
 /** The opponents on the far arc of the felt, left to right, clear of the piles in the middle. @param {{s: TableState}} props */
