@@ -352,7 +352,7 @@ CONTENT_SECURITY_POLICY = {
 # ---------------------------------------------------------------------------
 # CHANNELS
 # ---------------------------------------------------------------------------
-def channel_layers(redis_url: str, kind: str) -> dict[str, dict[str, Any]]:
+def channel_layers(redis_url: str, kind: str, shards: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """The channel layer: in memory without Redis; with it, Redis pub/sub or channels-redis' lists.
 
     Pub/sub: one PUBLISH per notice, received once by each process that has a consumer
@@ -360,25 +360,32 @@ def channel_layers(redis_url: str, kind: str) -> dict[str, dict[str, Any]]:
     misses a version rebuilds its view from the database (tables.consumers). Pub/sub
     channels belong to the whole Redis server, not to a database: the prefix names the
     database, so sites (or test runs) on other databases never hear these notices.
+
+    ``shards``: Redis servers the layer spreads its channels and groups over (channels-redis
+    hashes each name to one of its ``hosts``; every process must list them in one order),
+    for a site whose notices outgrow one Redis (docs/scaling.md). Default: ``redis_url`` alone.
     """
     if not redis_url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    hosts = shards or [redis_url]
     if kind == "pubsub":
         return {
             "default": {
                 "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-                "CONFIG": {"hosts": [redis_url], "prefix": f"asgi:db{redis_db_number(redis_url)}:"},
+                "CONFIG": {"hosts": hosts, "prefix": f"asgi:db{redis_db_number(redis_url)}:"},
             }
         }
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [redis_url], "capacity": 1500, "expiry": 30},
+            "CONFIG": {"hosts": hosts, "capacity": 1500, "expiry": 30},
         }
     }
 
 
-CHANNEL_LAYERS = channel_layers(REDIS_URL, CHANNEL_LAYER)
+#: The channel layer's Redis servers, comma-separated, when it is sharded over more than REDIS_URL's.
+CHANNEL_REDIS_URLS = [u.strip() for u in os.environ.get("CHANNEL_REDIS_URLS", "").split(",") if u.strip()]
+CHANNEL_LAYERS = channel_layers(REDIS_URL, CHANNEL_LAYER, CHANNEL_REDIS_URLS)
 
 # The cache (sign-up counts per address): Redis when there is one, so every process counts together.
 CACHES = {

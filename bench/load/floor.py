@@ -44,7 +44,18 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import BIN, CLK_TCK, HOST, ROOT, Child, _pids_by_comm, _proc_ticks, free_port, port_open  # noqa: E402
+from run import (  # noqa: E402
+    CLK_TCK,
+    ROOT,
+    SERVERS,
+    Child,
+    _pids_by_comm,
+    _proc_ticks,
+    free_port,
+    group_pids,
+    port_open,
+    server_command,
+)
 
 try:
     import uvloop
@@ -66,17 +77,17 @@ class Window:
     """CPU (ms) of the Daphne, of Redis and of this process over a measured window."""
 
     def __init__(self, daphne: int) -> None:
-        self.daphne = daphne
+        self.daphne = group_pids(daphne)  # the server and any worker it started (granian)
         self.redis = _pids_by_comm("redis-server")
 
     def __enter__(self) -> Window:
         self.t0 = time.monotonic()
-        self.d0, self.r0, self.c0 = _proc_ticks(self.daphne), ticks(self.redis), time.process_time()
+        self.d0, self.r0, self.c0 = ticks(self.daphne), ticks(self.redis), time.process_time()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.wall = time.monotonic() - self.t0
-        self.daphne_ms = (_proc_ticks(self.daphne) - self.d0) * 1000 / CLK_TCK
+        self.daphne_ms = (ticks(self.daphne) - self.d0) * 1000 / CLK_TCK
         self.redis_ms = (ticks(self.redis) - self.r0) * 1000 / CLK_TCK
         self.client_ms = (time.process_time() - self.c0) * 1000
 
@@ -244,9 +255,9 @@ def main() -> None:
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/13")
     parser.add_argument(
         "--server",
-        choices=("daphne", "uvicorn"),
+        choices=SERVERS,
         default="daphne",
-        help="uvicorn is not a project dependency: pip install 'uvicorn[standard]' to compare",
+        help="uvicorn and granian are not project dependencies: pip install -e '.[bench]'",
     )
     parser.add_argument(
         "--app",
@@ -260,11 +271,7 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": args.redis_url}
     logdir = Path(tempfile.mkdtemp(prefix="floor-"))
     target = "bench.load.floor_app:" + ("application" if args.app == "channels" else "raw_application")
-    if args.server == "daphne":
-        command = [str(BIN / "daphne"), "-b", HOST, "-p", str(port), target]
-    else:
-        command = [str(BIN / "uvicorn"), "--host", HOST, "--port", str(port), "--no-access-log", target]
-    daphne = Child(args.server, command, env, logdir)
+    daphne = Child(args.server, server_command(args.server, port, target), env, logdir)
     try:
         deadline = time.monotonic() + 60
         while not port_open(port) and time.monotonic() < deadline:

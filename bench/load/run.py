@@ -114,15 +114,45 @@ class Child:
             return ""
 
 
+#: The ASGI servers the benchmarks can run (issue 26 picks production's by measurement). uvicorn
+#: and granian are not project dependencies: ``pip install -e ".[bench]"`` installs them.
+SERVERS = ("daphne", "uvicorn", "granian")
+
+
+def server_command(server: str, port: int, target: str) -> list[str]:
+    """The command line of one ``server`` process serving the ASGI ``target`` on ``port``."""
+    if server == "daphne":
+        return [str(BIN / "daphne"), "-b", HOST, "-p", str(port), target]
+    if server == "uvicorn":  # uvloop, httptools and websockets, as uvicorn[standard] picks them
+        return [
+            str(BIN / "uvicorn"),
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--lifespan",
+            "off",
+            target,
+        ]
+    if server == "granian":  # one worker process under granian's own: the group's CPU is counted
+        return [
+            *(str(BIN / "granian"), "--interface", "asgi", "--host", HOST, "--port", str(port)),
+            *("--workers", "1", "--loop", "uvloop", target),
+        ]
+    raise ValueError(f"unknown server {server!r}")
+
+
 def start_daphnes(
-    count: int, env: dict[str, str], logdir: Path, *, tag: str, cwd: Path = ROOT
+    count: int, env: dict[str, str], logdir: Path, *, tag: str, cwd: Path = ROOT, server: str = "daphne"
 ) -> tuple[list[Child], list[int]]:
-    """``count`` Daphne processes serving ``cwd``'s site, each on a free port (not waited for)."""
+    """``count`` server processes (Daphne unless ``server`` says) serving ``cwd``'s site, each on a
+    free port (not waited for)."""
     ports = [free_port() for _ in range(count)]
     daphnes = [
         Child(
-            f"daphne-{tag}-{i}",
-            [str(BIN / "daphne"), "-b", HOST, "-p", str(p), "rummy_site.asgi:application"],
+            f"{server}-{tag}-{i}",
+            server_command(server, p, "rummy_site.asgi:application"),
             env,
             logdir,
             cwd=cwd,
@@ -153,6 +183,20 @@ def free_port() -> int:
 
 
 # ---------------------------------------------------------------------------- CPU accounting
+def group_pids(pgid: int) -> list[int]:
+    """Every process of the process group ``pgid`` (a server and the workers it started)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[2]) == pgid:  # the field after ppid: the process group
+                out.append(int(entry.name))
+    return sorted(out)
+
+
 def _proc_ticks(pid: int) -> int:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -385,7 +429,7 @@ def run_once(
     children: list[Child] = []
     try:
         child_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-        daphnes, ports = start_daphnes(daphne_count, child_env, logdir, tag=str(tables))
+        daphnes, ports = start_daphnes(daphne_count, child_env, logdir, tag=str(tables), server=args.server)
         children += daphnes
         worker = Child(
             f"celery-worker-{tables}",
@@ -480,7 +524,7 @@ def run_once(
                 raise RuntimeError(f"{client.name} did not get ready:\n{client.tail()}")
         meter = CpuMeter(
             {
-                "daphne": [d.popen.pid for d in daphnes],
+                "daphne": [pid for d in daphnes for pid in group_pids(d.popen.pid)],
                 "celery": [worker.popen.pid, beat.popen.pid],
                 "clients": [c.popen.pid for c in clients],
             },
@@ -540,6 +584,7 @@ def run_once(
         "tables": tables,
         "connections": sum(r["connections"] for r in results),
         "daphnes": daphne_count,
+        "server": args.server,
         "duration_s": round(played, 1),
         "actions": actions,
         "actions_per_s": round(actions / played, 1),
@@ -655,6 +700,9 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=2.0, help="seconds between two actions at one table")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of play measured")
     parser.add_argument("--daphnes", type=int, default=2)
+    parser.add_argument(
+        "--server", choices=SERVERS, default="daphne", help="the ASGI server of the site ('daphnes')"
+    )
     parser.add_argument("--client-procs", type=int, default=1, help="processes running the WebSocket clients")
     parser.add_argument("--strategy", default="light", choices=["light", "random", "smart"])
     parser.add_argument("--drop-rate", type=float, default=0.12, help="light strategy: chance to drop a turn")
