@@ -26,7 +26,8 @@ PASSWORD = "felt-and-cards-2026"
 TIMEOUT = 30_000
 VIEWPORTS: dict[str, dict[str, Any]] = {
     "1920x1080": {"viewport": {"width": 1920, "height": 1080}},
-    "1366x650": {"viewport": {"width": 1366, "height": 650}},
+    "1366x768": {"viewport": {"width": 1366, "height": 768}},  # the commonest laptop screen
+    "1366x650": {"viewport": {"width": 1366, "height": 650}},  # the same with the browser's bars
     "1280x800": {"viewport": {"width": 1280, "height": 800}},
     "740x360": {
         "viewport": {"width": 740, "height": 360},

@@ -1,4 +1,4 @@
-"""The table fits every screen: 1920×1080, 1366×650, 1280×800, 740×360 and 375×740.
+"""The table fits every screen: 1920×1080, 1366×768, 1366×650, 1280×800, 740×360 and 375×740.
 
 Six players at a real table (long names, the hand as the engine first groups it).
 The player on turn opens the table page at each size, with 13 cards, then again with
@@ -9,7 +9,7 @@ the page does not scroll. The site's top bar, where it is shown (always at 375×
 has every link on screen and uncovered, and the prize pill's text is whole, not cut.
 Screenshots of each size go to ``artifacts/e2e/``.
 
-Then every visible element of the table (issue 25, its phones' items 1-2) at the five sizes:
+Then every visible element of the table (issue 25, its phones' items 1-2) at the six sizes:
 every seat including your own (name, score, countdown and time bank, also sideways at 740×360),
 the piles, the finish slot, every group and the new-group control when shown, the groups others
 have shown in a declaration, and the result sheet's rows with their cards; each lies inside the
