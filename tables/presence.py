@@ -5,13 +5,21 @@ count holds across every Daphne): the first socket makes the user connected, the
 close makes them away and notes since when. Every socket at the table hears a ``presence``
 message when a player comes or goes. A process that dies without closing its sockets leaves
 its players counted until the count expires (``PRESENCE_TTL``); their seat then says away.
+
+Presence is a courtesy; the game is not. While the cache's Redis is away every call here
+answers "nothing known" (no presence message, an empty ``presence`` in a snapshot) instead of
+raising: a socket must still open, and still be rebuilt from the database after a lost notice
+(``tables.resync``), or a player whose turn began during a Redis outage would run out their
+time unseen (the fault test's missed turns charged during its 15 s outage).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Final
 
+import redis
 from django.core.cache import cache
 
 from tables.contract import PlayerPresence
@@ -19,6 +27,10 @@ from tables.models import Seat
 
 #: How long a count lives without a socket coming or going at that table.
 PRESENCE_TTL: Final = 6 * 3600
+#: What the cache raises when its Redis is away (as ``tables.socket_registry``).
+UNAVAILABLE: Final = (redis.RedisError, OSError, TimeoutError)
+
+logger = logging.getLogger(__name__)
 
 
 def _count_key(table_id: int, user_id: int) -> str:
@@ -32,11 +44,15 @@ def _away_key(table_id: int, user_id: int) -> str:
 async def arrive(*, table_id: int, user_id: int) -> bool:
     """A socket of the user opened at the table; whether it is their first (they came back)."""
     key = _count_key(table_id, user_id)
-    await cache.aadd(key, 0, timeout=PRESENCE_TTL)
-    count = await cache.aincr(key)
-    await cache.atouch(key, PRESENCE_TTL)
-    if count == 1:
-        await cache.adelete(_away_key(table_id, user_id))
+    try:
+        await cache.aadd(key, 0, timeout=PRESENCE_TTL)
+        count = await cache.aincr(key)
+        await cache.atouch(key, PRESENCE_TTL)
+        if count == 1:
+            await cache.adelete(_away_key(table_id, user_id))
+    except UNAVAILABLE as exc:
+        logger.warning("presence: could not count a socket at table %s: %s", table_id, exc)
+        return False
     return bool(count == 1)
 
 
@@ -44,13 +60,17 @@ async def depart(*, table_id: int, user_id: int) -> bool:
     """A socket of the user closed at the table; whether it was their last (they are away now)."""
     key = _count_key(table_id, user_id)
     try:
-        count = await cache.adecr(key)
-    except ValueError:  # expired or never counted: nothing is open
-        count = 0
-    if count > 0:
+        try:
+            count = await cache.adecr(key)
+        except ValueError:  # expired or never counted: nothing is open
+            count = 0
+        if count > 0:
+            return False
+        await cache.adelete(key)
+        await cache.aset(_away_key(table_id, user_id), int(time.time() * 1000), timeout=PRESENCE_TTL)
+    except UNAVAILABLE as exc:
+        logger.warning("presence: could not uncount a socket at table %s: %s", table_id, exc)
         return False
-    await cache.adelete(key)
-    await cache.aset(_away_key(table_id, user_id), int(time.time() * 1000), timeout=PRESENCE_TTL)
     return True
 
 
@@ -63,7 +83,11 @@ def of_game(*, table_id: int, game_id: int | None) -> dict[str, PlayerPresence]:
             "user_id", flat=True
         )
     )
-    held = cache.get_many([k for u in users for k in (_count_key(table_id, u), _away_key(table_id, u))])
+    try:
+        held = cache.get_many([k for u in users for k in (_count_key(table_id, u), _away_key(table_id, u))])
+    except UNAVAILABLE as exc:  # nothing known: the page shows every seat as it was
+        logger.warning("presence: could not read table %s: %s", table_id, exc)
+        return {}
     out: dict[str, PlayerPresence] = {}
     for u in users:
         connected = int(held.get(_count_key(table_id, u)) or 0) > 0

@@ -13,12 +13,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from accounts.models import User
-from tables import notify, resync, services
+from tables import notify, presence, resync, services
 from tables.models import PoolGame
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
@@ -45,10 +46,28 @@ async def _next(communicator: WebsocketCommunicator, within: float) -> dict[str,
     return message
 
 
+class _RedisAway:
+    """The cache with its Redis away: every call refused, as redis-py refuses it."""
+
+    def __getattr__(self, name: str) -> Any:
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+        async def arefuse(*args: Any, **kwargs: Any) -> Any:
+            return refuse()
+
+        return arefuse if name.startswith("a") else refuse
+
+
+@pytest.mark.parametrize("cache", ["up", "away"])
 async def test_a_socket_behind_after_a_lost_notice_is_rebuilt_from_the_database(
-    settings: Any,
+    settings: Any, monkeypatch: pytest.MonkeyPatch, cache: str
 ) -> None:
+    """And so while Redis is away (``cache="away"``): the notices are lost then, and the sockets
+    still open and are still rebuilt, presence (kept in Redis) unknown meanwhile."""
     settings.RESYNC_SECONDS = 0.3
+    if cache == "away":
+        monkeypatch.setattr(presence, "cache", _RedisAway())
     table = await sync_to_async(make_table)("101", seats=2, seed=5, turn_seconds=60)
     asha, ravi = await sync_to_async(make_player)("asha"), await sync_to_async(make_player)("ravi")
     await sync_to_async(services.table_join)(table_id=table.pk, user=asha)
@@ -58,6 +77,8 @@ async def test_a_socket_behind_after_a_lost_notice_is_rebuilt_from_the_database(
         snapshots = {pk: await s.receive_json_from(timeout=5) for pk, s in sockets.items()}
         first = snapshots[asha.pk]
         assert first["type"] == "snapshot" and first["view"] is not None
+        if cache == "away":
+            assert first["presence"] == {}  # nothing known, nothing said
         on_turn = next(pk for pk, m in snapshots.items() if m["view"]["turn"] == m["view"]["seat"])
         mover = asha if on_turn == asha.pk else ravi
         game_id = first["game"]["id"]

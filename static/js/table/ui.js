@@ -31,8 +31,13 @@ export function createUi(S, draw) {
       paint();
       setTimeout(() => { S.toasts = S.toasts.filter((x) => x.id !== id); paint(); }, 4500);
     },
-    /** A class on one card for a moment (the next paint shows it). @param {string} code @param {string} cls @param {number} [ms] */
-    flash(code, cls, ms = 700) {
+    /**
+     * A class on one card for a moment (the next paint shows it). Its animation runs once, 250 ms;
+     * the class stays longer, as the deal's does: a busy browser may draw the card late, and a
+     * class gone by then would have shown no move at all.
+     * @param {string} code @param {string} cls @param {number} [ms]
+     */
+    flash(code, cls, ms = 1500) {
       S.anim = { ...S.anim, [code]: cls };
       setTimeout(() => { const a = { ...S.anim }; delete a[code]; S.anim = a; paint(); }, ms);
     },
