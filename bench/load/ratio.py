@@ -5,8 +5,8 @@
 Runs ``run.py`` (the whole site under the page's traffic: actions, arrangements,
 evaluations, lobby sockets, reconnects) and then ``floor.py`` (a bare Channels consumer,
 the Redis pub/sub layer and the least PostgreSQL transaction) on the same server, with the
-floor given the traffic the real run measured (its arrangements and evaluations per table
-action), one after the other on the same machine. Prints one JSON line: the CPU of each
+floor given the tables and the traffic the real run measured (its sockets, arrangements and
+evaluations per table action), one after the other on the same machine. Prints one JSON line: the CPU of each
 tier per table action for both, and their ratio (the target: at most 1.5). Every process
 counts: servers, PostgreSQL, Redis, the clients, and Celery on the real side (the floor
 has none). Extra arguments after ``--`` go to ``run.py``.
@@ -69,6 +69,8 @@ def main() -> None:
             *(
                 "--server",
                 args.server,
+                "--tables",
+                str(args.tables),
                 "--arranges",
                 f"{arranges:.3f}",
                 "--evaluations",
@@ -87,10 +89,12 @@ def main() -> None:
                 "actions_per_s": real["actions_per_s"],
                 "latency_ms": real["latency_ms"],
                 "errors": real["errors"],
+                "error_kinds": real["error_kinds"],
                 "lost_events": real["lost_events"],
                 "duplicated_events": real["duplicated_events"],
                 "check_ledger": real["check_ledger"],
                 "machine_busy_pct": real["cpu"]["machine_busy_pct"],
+                "pg_per_action": real.get("pg_per_action"),
                 "per_table_action": {"arranges": round(arranges, 3), "evaluations": round(evaluations, 3)},
                 "real_ms": {k: round(v, 3) for k, v in real_ms.items()} | {"total": round(real_total, 3)},
                 "floor_ms": {k: round(v, 3) for k, v in floor_ms.items()} | {"total": round(floor_total, 3)},
