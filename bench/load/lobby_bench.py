@@ -56,6 +56,7 @@ from run import (  # noqa: E402
     reset_database,
     session_cookies,
     setup_django,
+    site_env,
     start_daphnes,
     wait_for_daphnes,
 )
@@ -284,15 +285,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     env = {
-        "DJANGO_SETTINGS_MODULE": "rummy_site.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "lobby-bench-secret-key-0123456789-not-for-production-abcdefghij",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": f"{args.pg}/{args.db_name}",
-        "REDIS_URL": f"{args.redis}/13",
-        "RUMMY_EMBEDDED_WORKER": "0",
-        "LOG_LEVEL": "WARNING",
+        **site_env(f"{args.pg}/{args.db_name}", f"{args.redis}/13"),
         "DB_CONN_MAX_AGE": "0" if args.db_pool else "600",
         "DB_POOL_SIZE": str(args.db_pool),
         "WS_MAX_SOCKETS_PER_USER": "16",

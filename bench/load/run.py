@@ -324,6 +324,21 @@ def flush_redis(url: str) -> None:
         client.close()
 
 
+def site_env(database_url: str, redis_url: str) -> dict[str, str]:
+    """The environment a benchmark serves the site with: production settings, loopback only."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "rummy_site.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "load-bench-secret-key-0123456789-not-for-production-abcdefghijkl",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "RUMMY_EMBEDDED_WORKER": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
 def setup_django(env: dict[str, str]) -> None:
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
@@ -765,17 +780,7 @@ def main() -> None:
         if host not in ("127.0.0.1", "localhost"):
             parser.error(f"{url}: this benchmark targets loopback only")
     args.admin_url = f"{args.pg}/postgres"
-    env = {
-        "DJANGO_SETTINGS_MODULE": "rummy_site.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "load-bench-secret-key-0123456789-not-for-production-abcdefghijkl",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": f"{args.pg}/{args.db_name}",
-        "REDIS_URL": f"{args.redis}/{args.redis_db}",
-        "RUMMY_EMBEDDED_WORKER": "0",
-        "LOG_LEVEL": "WARNING",
-    }
+    env = site_env(f"{args.pg}/{args.db_name}", f"{args.redis}/{args.redis_db}")
     env["DB_CONN_MAX_AGE"] = args.conn_max_age
     env["DB_POOL_SIZE"] = args.db_pool
     env["WS_DB_THREADS"] = args.ws_db_threads

@@ -46,6 +46,7 @@ from run import (  # noqa: E402
     group_pids,
     reset_database,
     setup_django,
+    site_env,
     start_daphnes,
     wait_for_daphnes,
 )
@@ -142,19 +143,7 @@ def main() -> None:
     parser.add_argument("--redis", default=f"redis://{HOST}:6379/12")
     parser.add_argument("--db-name", default="rummy_sockets")
     args = parser.parse_args()
-    env = {
-        "DJANGO_SETTINGS_MODULE": "rummy_site.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "socket-bench-secret-key-0123456789-not-for-production-abcdefgh",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": f"{args.pg}/{args.db_name}",
-        "REDIS_URL": args.redis,
-        "RUMMY_EMBEDDED_WORKER": "0",
-        "LOG_LEVEL": "WARNING",
-        "DB_CONN_MAX_AGE": "0",
-        "DB_POOL_SIZE": "8",
-    }
+    env = {**site_env(f"{args.pg}/{args.db_name}", args.redis), "DB_CONN_MAX_AGE": "0", "DB_POOL_SIZE": "8"}
     started = time.monotonic()
     reset_database(args.db_name, f"{args.pg}/postgres")
     flush_redis(args.redis)
