@@ -432,6 +432,10 @@ def run_once(
     from django.db import connections
 
     connections.close_all()
+    for conn in connections.all():  # a pool's connections too: a fresh database drops them by force
+        close_pool = getattr(conn, "close_pool", None)
+        if close_pool is not None:
+            close_pool()
     fresh = not (args.keep_db and _made)
     if fresh:
         _made.clear()
