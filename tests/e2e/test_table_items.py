@@ -13,16 +13,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from django.db import connections, transaction
+from django.db import connections
 from django.test import Client
 
 from accounts.models import User
 from game_engine.game import GameState
-from game_engine.scenario import scripted_game
-from tables import clock
 from tables.models import PoolGame, Table
 from tests.e2e.conftest import DESKTOP
 from tests.e2e.pages import Player, play_practice_now, wait_until
+from tests.e2e.stacking import stack_game
 from tests.e2e.test_practice_and_names import in_thread
 from tests.tables.conftest import make_player, make_table
 
@@ -43,41 +42,6 @@ def seat_game(table: Table, names: Sequence[str]) -> tuple[PoolGame, list[User]]
     return game, [by_id[p.id] for p in state.players]
 
 
-def stack(
-    game: PoolGame,
-    hands: Sequence[Sequence[str]],
-    *,
-    open_card: str,
-    cut: str,
-    closed_top: Sequence[str] = (),
-    scores: Sequence[int] | None = None,
-) -> GameState:
-    """Replace the running deal by a stacked deal 1 (seat 0 first to play), as a shuffle would deal it."""
-    with transaction.atomic():
-        game = PoolGame.objects.select_for_update().get(pk=game.pk)
-        real = GameState.from_dict(game.state)
-        state = scripted_game(
-            game.table.settings.rules(),
-            hands,
-            open_card=open_card,
-            cut=cut,
-            closed_top=closed_top,
-            scores=scores,
-            at=clock.now_ms(),
-            seed=game.seed or 1,
-        )
-        for mine, theirs in zip(state.players, real.players, strict=True):
-            mine.id, mine.name, mine.fees_paid = theirs.id, theirs.name, theirs.fees_paid
-        state.version = game.version + 1
-        game.state = state.to_dict()
-        game.version = state.version
-        assert state.deadline is not None
-        game.deadline_at = clock.from_ms(state.deadline.at_ms)
-        game.deadline_kind = state.deadline.kind
-        game.save()
-    return state
-
-
 def open_table(player: Player, user: User, table_id: int) -> None:
     player.log_in(user)
     player.goto(f"/tables/{table_id}/")
@@ -95,7 +59,7 @@ OTHER = ["2H", "3D", "4C", "5S", "6D", "8H", "9H", "10D", "JH", "QD", "KH", "AC"
 def declare_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     table = make_table(fee=0, seats=2, seed=5, turn_seconds=120)
     game, users = seat_game(table, ["asha", "ravi"])
-    stack(game, [DECLARER, OTHER], open_card="KD", cut="5C", closed_top=["9S"])
+    stack_game(game.pk, [DECLARER, OTHER], open_card="KD", cut="5C", closed_top=["9S"])
     connections.close_all()
     return game, users
 
@@ -139,7 +103,7 @@ LOW_CARDS = ["2H", "3D", "4C", "5S", "6D", "8H", "10H", "10D", "JH", "JD", "AC",
 def capped_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     table = make_table(fee=0, seats=2, seed=6, turn_seconds=120)
     game, users = seat_game(table, ["asha", "ravi"])
-    stack(game, [HIGH_CARDS, LOW_CARDS], open_card="5D", cut="2C", closed_top=["7C"])
+    stack_game(game.pk, [HIGH_CARDS, LOW_CARDS], open_card="5D", cut="2C", closed_top=["7C"])
     connections.close_all()
     return game, users
 
@@ -259,8 +223,13 @@ def elimination_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     is offered while the highest live score (50) is above 44 (docs/rules.md §7.4)."""
     table = make_table("61", fee=0, seats=3, seed=7, turn_seconds=120, pause_seconds=12)
     game, users = seat_game(table, ["asha", "ravi", "vik"])
-    stack(
-        game, [HIGH_CARDS, LOW_CARDS, OTHER], open_card="5D", cut="2C", closed_top=["7C"], scores=[50, 10, 50]
+    stack_game(
+        game.pk,
+        [HIGH_CARDS, LOW_CARDS, OTHER],
+        open_card="5D",
+        cut="2C",
+        closed_top=["7C"],
+        scores=[50, 10, 50],
     )
     connections.close_all()
     return game, users
@@ -369,7 +338,7 @@ def extra_time_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     """Turns of 12 s and a minute of extra time: Asha's turn runs into her extra time under her page."""
     table = make_table(fee=0, seats=2, seed=9, turn_seconds=12, extra_time_seconds=60)
     game, users = seat_game(table, ["asha", "ravi"])
-    stack(game, [HIGH_CARDS, LOW_CARDS], open_card="5D", cut="2C", closed_top=["7C"])
+    stack_game(game.pk, [HIGH_CARDS, LOW_CARDS], open_card="5D", cut="2C", closed_top=["7C"])
     connections.close_all()
     return game, users
 

@@ -15,8 +15,10 @@ player's own time left is said at 10 and 5 seconds.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -84,15 +86,27 @@ def join_by_keyboard(player: Player, table: Table) -> None:
     player.page.wait_for_selector("#leave-form, #groups .card")
 
 
-def seat_and_stack(table: Table, asha: Player, ravi: Player) -> None:
-    """Both join with the keyboard; the deal is replaced by the stacked one; both pages reload."""
-    join_by_keyboard(asha, table)
-    join_by_keyboard(ravi, table)
-    wait_until(lambda: game_of(table).status == PoolGame.Status.RUNNING, "the game to start")
-    stack_deal(table)
-    for p in (asha, ravi):
-        p.page.reload()
-        p.page.wait_for_selector("#groups .card")
+@contextlib.contextmanager
+def seated(
+    browser: Any, base: str, table: Table, ravi_device: dict[str, Any] = DESKTOP
+) -> Iterator[tuple[Player, Player]]:
+    """Asha and Ravi listening: both join with the keyboard, the deal is replaced by the stacked
+    one, both pages reload; their browsers close after, whatever happened."""
+    asha = listener(browser, base, "Asha", DESKTOP)
+    ravi = listener(browser, base, "Ravi", ravi_device)
+    try:
+        join_by_keyboard(asha, table)
+        join_by_keyboard(ravi, table)
+        wait_until(lambda: game_of(table).status == PoolGame.Status.RUNNING, "the game to start")
+        stack_deal(table)
+        for p in (asha, ravi):
+            p.page.reload()
+            p.page.wait_for_selector("#groups .card")
+        yield asha, ravi
+    finally:
+        asha.close()
+        ravi.close()
+        connections.close_all()
 
 
 def heard(player: Player) -> list[str]:
@@ -127,11 +141,8 @@ def select(player: Player, code: str) -> None:
 
 def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: str, browser: Any) -> None:
     table = make_table("Keyboard 101")
-    asha = listener(browser, live_server_url, "Asha", DESKTOP)
-    ravi = listener(browser, live_server_url, "Ravi", PHONE)
-    page, rp = asha.page, ravi.page
-    try:
-        seat_and_stack(table, asha, ravi)
+    with seated(browser, live_server_url, table, PHONE) as (asha, ravi):
+        page, rp = asha.page, ravi.page
         page.wait_for_selector("#status-line >> text=Your turn: draw")
         hears(asha, "Your turn.")
         polite = page.eval_on_selector_all(
@@ -259,21 +270,14 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         print("Asha heard:", *heard(asha), sep="\n  ")
         asha.assert_clean()
         ravi.assert_clean()
-    finally:
-        asha.close()
-        ravi.close()
-        connections.close_all()
 
 
 def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
     live_server_url: str, browser: Any
 ) -> None:
     table = make_table("Keys on piles 101")
-    asha = listener(browser, live_server_url, "Asha", DESKTOP)
-    ravi = listener(browser, live_server_url, "Ravi", DESKTOP)
-    page, rp = asha.page, ravi.page
-    try:
-        seat_and_stack(table, asha, ravi)
+    with seated(browser, live_server_url, table) as (asha, ravi):
+        page, rp = asha.page, ravi.page
         page.wait_for_selector("#closed-deck.can")
 
         # the Drop dialog (Asha may drop before drawing): focus in, Tab kept in, focus back
@@ -354,19 +358,12 @@ def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
         wait_until(lambda: asha.hand_dom()[-1] == ["AS"], f"AS alone in a new group ({asha.hand_dom()})")
         asha.assert_clean()
         ravi.assert_clean()
-    finally:
-        asha.close()
-        ravi.close()
-        connections.close_all()
 
 
 def test_time_is_said_at_thresholds_and_no_live_region_ticks(live_server_url: str, browser: Any) -> None:
     table = make_table("Clock words 101", turn_seconds=20, extra_time_seconds=5)
-    asha = listener(browser, live_server_url, "Asha", DESKTOP)
-    ravi = listener(browser, live_server_url, "Ravi", DESKTOP)
-    page = asha.page
-    try:
-        seat_and_stack(table, asha, ravi)
+    with seated(browser, live_server_url, table) as (asha, ravi):
+        page = asha.page
         page.wait_for_selector("#status-line >> text=Your turn: draw")
         samples: set[str] = set()
         started = time.monotonic()
@@ -384,21 +381,14 @@ def test_time_is_said_at_thresholds_and_no_live_region_ticks(live_server_url: st
         assert not [line for line in ravi_heard if "seconds left" in line], ravi_heard
         asha.assert_clean()
         ravi.assert_clean()
-    finally:
-        asha.close()
-        ravi.close()
-        connections.close_all()
 
 
 def test_the_next_deals_countdown_is_shown_but_never_ticks_in_a_live_region(
     live_server_url: str, browser: Any
 ) -> None:
     table = make_table("No ticking 101")
-    asha = listener(browser, live_server_url, "Asha", DESKTOP)
-    ravi = listener(browser, live_server_url, "Ravi", DESKTOP)
-    page = asha.page
-    try:
-        seat_and_stack(table, asha, ravi)
+    with seated(browser, live_server_url, table) as (asha, ravi):
+        page = asha.page
         page.focus("#btn-drop")
         page.keyboard.press("Enter")
         page.wait_for_selector("#drop-confirm")
@@ -415,7 +405,3 @@ def test_the_next_deals_countdown_is_shown_but_never_ticks_in_a_live_region(
         hears(ravi, "Asha dropped")
         asha.assert_clean()
         ravi.assert_clean()
-    finally:
-        asha.close()
-        ravi.close()
-        connections.close_all()

@@ -30,8 +30,9 @@ from django.db import connections
 
 from game_engine.game import GameState
 from tables import services
-from tables.models import GameEvent, PoolGame, Table, TableSettings
+from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.pages import NAV_CHECK, VIEWPORTS, Player, assert_nav_fits, game_of, make_user, wait_until
+from tests.e2e.stacking import stack_game
 from tests.e2e.test_table_play import ASHA_HAND, CUT, OPEN_CARD, RAVI_HAND
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -409,49 +410,8 @@ def _six_seat_table(name: str) -> tuple[Table, list[Any]]:
 
 
 def _stack(table: Table, hands: list[list[str]]) -> None:
-    """Deal 1 replaced by a stacked one (as test_table_play.stack_deal, for any number of seats)."""
-    from django.db import transaction
-
-    from game_engine.scenario import scripted_game
-    from tables import clock
-
-    with transaction.atomic():
-        game = PoolGame.objects.select_for_update().get(pk=game_of(table).pk)
-        real = GameState.from_dict(game.state)
-        state = scripted_game(
-            table.settings.rules(), hands, open_card=OPEN_CARD, cut=CUT, closed_top=["QC", "KS"],
-            at=clock.now_ms(), seed=game.seed or 1,
-        )  # fmt: skip
-        for mine, theirs in zip(state.players, real.players, strict=True):
-            mine.id, mine.name, mine.fees_paid = theirs.id, theirs.name, theirs.fees_paid
-        state.version = game.version + 1
-        game.state = state.to_dict()
-        game.version = state.version
-        assert state.deadline is not None
-        game.deadline_at = clock.from_ms(state.deadline.at_ms)
-        game.deadline_kind = state.deadline.kind
-        deal = state.deal
-        assert deal is not None
-        started = {  # the log tells the stacked deal, so its replay shows it
-            "deal_no": 1,
-            "order": list(deal.order),
-            "dealer": deal.order[-1],
-            "first": deal.order[0],
-            "cut_joker": CUT,
-            "wild_rank": deal.wild_rank,
-            "open_card": OPEN_CARD,
-            "closed_count": len(deal.closed),
-        }
-        GameEvent.objects.create(
-            game=game,
-            deal_number=1,
-            version=state.version,
-            seq=game.event_count,
-            type="deal_started",
-            data=started,
-        )
-        game.event_count += 1
-        game.save()
+    """Deal 1 replaced by a stacked one, for any number of seats."""
+    stack_game(game_of(table).pk, hands, open_card=OPEN_CARD, cut=CUT, closed_top=["QC", "KS"])
 
 
 def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any) -> None:

@@ -32,16 +32,15 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from django.db import connections, transaction
+from django.db import connections
 
 from accounts.models import User
 from game_engine.game import GameState
-from game_engine.scenario import scripted_game
-from tables import clock
-from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
+from tables.models import Deal, PoolGame, Table, TableSettings
 from tests.e2e import pages
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e.pages import Player, game_of, wait_until
+from tests.e2e.stacking import stack_game
 from tests.helpers import card_lists
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -59,50 +58,11 @@ def state_of(table: Table) -> GameState:
 
 def stack_deal(table: Table) -> GameState:
     """The seeded shuffle: replace the freshly dealt deal 1 by a stacked one (see the module doc)."""
-    with transaction.atomic():
-        game = PoolGame.objects.select_for_update().get(pk=game_of(table).pk)
-        real = GameState.from_dict(game.state)
-        assert real.phase == "playing" and real.deal_no == 1
-        state = scripted_game(
-            table.settings.rules(),
-            [ASHA_HAND, RAVI_HAND],
-            open_card=OPEN_CARD,
-            cut=CUT,
-            closed_top=CLOSED_TOP,
-            at=clock.now_ms(),
-            seed=game.seed or 1,
-        )
-        for mine, theirs in zip(state.players, real.players, strict=True):
-            mine.id, mine.name, mine.fees_paid = theirs.id, theirs.name, theirs.fees_paid
-        state.version = game.version + 1
-        game.state = state.to_dict()
-        game.version = state.version
-        assert state.deadline is not None
-        game.deadline_at = clock.from_ms(state.deadline.at_ms)
-        game.deadline_kind = state.deadline.kind
-        deal = state.deal
-        assert deal is not None
-        started = {  # the log tells the stacked deal, so the replay in hand history shows it
-            "deal_no": 1,
-            "order": list(deal.order),
-            "dealer": deal.order[-1],
-            "first": deal.order[0],
-            "cut_joker": CUT,
-            "wild_rank": deal.wild_rank,
-            "open_card": OPEN_CARD,
-            "closed_count": len(deal.closed),
-        }
-        GameEvent.objects.create(
-            game=game,
-            deal_number=1,
-            version=state.version,
-            seq=game.event_count,
-            type="deal_started",
-            data=started,
-        )
-        game.event_count += 1
-        game.save()
-    return state
+    real = state_of(table)
+    assert real.phase == "playing" and real.deal_no == 1
+    return stack_game(
+        game_of(table).pk, [ASHA_HAND, RAVI_HAND], open_card=OPEN_CARD, cut=CUT, closed_top=CLOSED_TOP
+    )
 
 
 def sign_up(player: Player, username: str, display: str) -> None:
