@@ -19,16 +19,14 @@ import logging
 import time
 from typing import Final
 
-import redis
 from django.core.cache import cache
 
 from tables.contract import PlayerPresence
 from tables.models import Seat
+from tables.socket_registry import UNAVAILABLE  # what Redis away or slow raises
 
 #: How long a count lives without a socket coming or going at that table.
 PRESENCE_TTL: Final = 6 * 3600
-#: What the cache raises when its Redis is away (as ``tables.socket_registry``).
-UNAVAILABLE: Final = (redis.RedisError, OSError, TimeoutError)
 
 logger = logging.getLogger(__name__)
 
