@@ -71,6 +71,15 @@ def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pyte
     monkeypatch.setattr(WebsocketCommunicator, "receive_from", receive_from)
 
 
+@pytest.fixture(autouse=True)
+def _no_browser_server_behind(request: pytest.FixtureRequest) -> None:
+    """A test that does not use the browser tests' server runs with none (``tests/e2e/shared.py``)."""
+    from tests.e2e import shared
+
+    if "live_server_url" not in request.fixturenames:
+        shared.stop()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long tests (``slow``), then the browser tests (``e2e``), then the rest, each in its order.
 

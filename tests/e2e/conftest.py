@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e import shared
 from tests.workers import worker_index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +106,8 @@ def _close_connections() -> Iterator[None]:
 SERVER_LOG_LINES = 80
 #: What a test that starts servers of its own registers with ``log_tails``: a name, and how to read the end of that log.
 LOG_TAILS = pytest.StashKey[dict[str, Callable[[], str]]]()
+#: Where this test's part of the server log begins (the server serves every browser test of a worker).
+SERVER_LOG_START = pytest.StashKey[int]()
 
 
 def without_static(text: str) -> list[str]:
@@ -120,7 +123,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return report
     log = SERVER_LOG
     if "live_server_url" in getattr(item, "fixturenames", ()) and log.exists():
-        lines = without_static(log.read_text(errors="replace"))
+        with log.open("rb") as f:  # this test's part: the server serves every browser test of the worker
+            f.seek(item.stash.get(SERVER_LOG_START, 0))
+            lines = without_static(f.read().decode(errors="replace"))
         report.sections.append(
             (f"server log, last {SERVER_LOG_LINES} lines", "\n".join(lines[-SERVER_LOG_LINES:]))
         )
@@ -151,49 +156,110 @@ def serving(url: str, proc: subprocess.Popen[Any], timeout: float) -> bool:
     return False
 
 
-@pytest.fixture
-def live_server_url(transactional_db: None) -> Iterator[str]:
-    """Serve the site with Daphne on a free port, against the test database."""
-    daphne = Path(sys.executable).with_name("daphne")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
-        "DATABASE_URL": _server_database_url(),
-        "RUMMY_EMBEDDED_WORKER": "1",
-        # its worker picks up a timer or a bot's move within 50 ms, not kombu's second
-        "CELERY_MEMORY_POLL_MS": "50",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    env.pop("REDIS_URL", None)  # one process: the in-memory channel layer and the embedded worker
-    if env["DATABASE_URL"].startswith(
-        "postgres"
-    ):  # as in production: a connection pool, not kept connections
-        env.update(DB_POOL_SIZE="8", DB_CONN_MAX_AGE="0")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = SERVER_LOG.open("w")
-    proc = subprocess.Popen(
-        [str(daphne), "-b", "127.0.0.1", "-p", str(port), "rummy_site.asgi:application"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        if not serving(url, proc, timeout=90):  # a busy machine (xdist workers side by side) starts it slowly
+class _Server:
+    """This worker's Daphne: started for its first browser test, kept for the others (one start,
+    not one a test: a Django process's start is the dearest part of a short browser test)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[Any] | None = None
+        self.url = ""
+        self.environ: dict[str, str] = {}
+
+    def url_for_this_test(self, *, fresh: bool) -> str:
+        """The running server's address; a new server's when the test asks for one (``fresh``), set
+        the server's environment (``monkeypatch.setenv``: a knob such as ``WS_MAX_SOCKETS_PER_USER``),
+        or the server stopped answering."""
+        environ = self._environ()
+        proc = self.proc
+        if (
+            not fresh
+            and environ == self.environ
+            and proc
+            and proc.poll() is None
+            and serving(self.url, proc, 5)
+        ):
+            return self.url
+        return self.start(environ)
+
+    @staticmethod
+    def _environ() -> dict[str, str]:
+        environ = dict(os.environ)
+        environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the test process's, never the server's
+        environ.pop("PYTEST_CURRENT_TEST", None)
+        return environ
+
+    def start(self, environ: dict[str, str]) -> str:
+        self.stop()
+        self.environ = environ
+        daphne = Path(sys.executable).with_name("daphne")
+        port = _free_port()
+        env = {
+            **environ,
+            "DJANGO_SETTINGS_MODULE": "rummy_site.test_settings",
+            "DATABASE_URL": _server_database_url(),
+            "RUMMY_EMBEDDED_WORKER": "1",
+            # its worker picks up a timer or a bot's move within 50 ms, not kombu's second
+            "CELERY_MEMORY_POLL_MS": "50",
+            "PYTHONUNBUFFERED": "1",
+        }
+        env.pop("REDIS_URL", None)  # one process: the in-memory channel layer and the embedded worker
+        if env["DATABASE_URL"].startswith("postgres"):  # as in production: a pool, not kept connections
+            env.update(DB_POOL_SIZE="8", DB_CONN_MAX_AGE="0")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with SERVER_LOG.open("a") as log:
+            self.proc = subprocess.Popen(
+                [str(daphne), "-b", "127.0.0.1", "-p", str(port), "rummy_site.asgi:application"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        self.url = f"http://127.0.0.1:{port}"
+        if self.stop not in shared.STOP:
+            shared.STOP.append(self.stop)
+        # a busy machine (xdist workers side by side) starts it slowly
+        if not serving(self.url, self.proc, timeout=90):
             raise RuntimeError(f"daphne did not start; see {SERVER_LOG}")
-        yield url
-    finally:
-        proc.terminate()
+        return self.url
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
         try:
-            proc.wait(timeout=10)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-        _wait_for_server_sessions_to_end()
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture(scope="session")
+def _server(django_db_setup: None, django_db_blocker: Any) -> Iterator[_Server]:
+    server = _Server()
+    SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
+    SERVER_LOG.write_text("")
+    try:
+        yield server
+    finally:
+        server.stop()
+        with django_db_blocker.unblock():
+            _wait_for_server_sessions_to_end()
+            from django.db import connections
+
+            connections.close_all()  # the wait's own, or PostgreSQL cannot drop the test database
+
+
+@pytest.fixture
+def live_server_url(transactional_db: None, _server: _Server, request: pytest.FixtureRequest) -> str:
+    """The site served by Daphne against the test database, emptied before each test.
+
+    One server a worker, for all its browser tests: each test's rows are its own (the database is
+    emptied between tests, and ids are never reused, so a timer left from an earlier test finds
+    no game of a later one); a server that died or stopped answering is started again.
+    """
+    request.node.stash[SERVER_LOG_START] = SERVER_LOG.stat().st_size if SERVER_LOG.exists() else 0
+    return _server.url_for_this_test(fresh=request.node.get_closest_marker("fresh_server") is not None)
 
 
 def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:

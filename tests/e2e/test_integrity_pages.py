@@ -25,7 +25,7 @@ from tests.e2e.conftest import ARTIFACTS, DESKTOP
 from tests.e2e.watch import log_in, watch
 from tests.tables.conftest import make_player, make_table
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from tests.tables.conftest import make_player, make_table
 from wallet.selectors import chip_balances
 from wallet.services import grant
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]
 
 
 @pytest.fixture

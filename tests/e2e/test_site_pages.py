@@ -23,7 +23,7 @@ from tests.e2e.watch import log_in, watch
 from tests.foundation.test_csp import assert_strict_policy
 from tests.tables.conftest import make_player, make_table
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]
 
 PASSWORD = "felt-and-cards-2026"
 

@@ -24,7 +24,7 @@ from tests.tables.conftest import make_player, make_table
 from wallet.audit import check_ledger, run_check
 from wallet.selectors import wallet_balance
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from wallet.audit import check_ledger
 from wallet.models import LedgerTransaction
 from wallet.selectors import wallet_balance
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]
 
 NOTE = "Suspected collusion between Asha and Ravi (internal note)"
 #: with markup in it, which every page must show as text

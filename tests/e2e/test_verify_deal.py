@@ -16,7 +16,7 @@ from tests.e2e.conftest import ARTIFACTS, DESKTOP
 from tests.e2e.watch import log_in
 from tests.tables.conftest import make_player, make_table
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]
 
 PASSWORD = "felt-and-cards-2026"
 

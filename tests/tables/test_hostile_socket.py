@@ -26,7 +26,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _started() -> tuple[Table, PoolGame, list[User]]:
-    table = make_table(seats=2, seed=7)
+    # a turn longer than any test here: a turn timer that comes due moves the game into extra time
+    # (the fuzz test, slow while the suite's other workers kept the machine busy, outlasted a 30 s
+    # turn once and saw its game change under a refused message)
+    table = make_table(seats=2, seed=7, turn_seconds=600)
     users = [make_player("asha"), make_player("ravi")]
     for user in users:
         services.table_join(table_id=table.pk, user=user)
