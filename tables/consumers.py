@@ -256,9 +256,10 @@ class TableConsumer(_Consumer):
         self._own_private: collections.deque[str] = collections.deque(maxlen=4)
 
     async def connect(self) -> None:
+        # before admit(): the socket's registry id names its table (tables.presence reads it)
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         if not await self.admit():
             return
-        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         notify.bind_loop()
         if not await _db(Table.objects.filter(pk=self.table_id).exists)():
             await self.refuse(CLOSE_UNKNOWN_TABLE)
@@ -270,7 +271,7 @@ class TableConsumer(_Consumer):
         await self.channel_layer.group_add(self._seat_group, self.channel_name)
         await self.accept()
         self._present = True
-        came = await presence.arrive(table_id=self.table_id, user_id=self.user.pk)
+        came = await presence.arrive(table_id=self.table_id, user_id=self.user.pk, consumer=self)
         await self.send_snapshot()  # with the presence of the game's people, this one's included
         if came:
             await self.tell_presence()  # they came (back): the others at the table see it
@@ -286,7 +287,7 @@ class TableConsumer(_Consumer):
         resync.forget(self)
         if self._present:
             self._present = False
-            if await presence.depart(table_id=self.table_id, user_id=self.user.pk):
+            if await presence.depart(table_id=self.table_id, user_id=self.user.pk, consumer=self):
                 await self.tell_presence()  # their last socket here: the others see them away
         if self._reminders is not None:
             self._reminders.cancel()

@@ -3,8 +3,14 @@
 Each socket at a table counts its user in the cache (Redis when ``REDIS_URL`` is set, so the
 count holds across every Daphne): the first socket makes the user connected, the last one to
 close makes them away and notes since when. Every socket at the table hears a ``presence``
-message when a player comes or goes. A process that dies without closing its sockets leaves
-its players counted until the count expires (``PRESENCE_TTL``); their seat then says away.
+message when a player comes or goes.
+
+A process that dies (kill -9, a lost machine) closes none of its sockets, so its players stay
+counted. With Redis, the socket registry (``tables.socket_registry``: each socket's expiry, renewed
+by its live process, its id naming its table) is the check: a counted player with no live socket
+at the table is away in every snapshot and ``presence`` message once their sockets' expiry passed
+(``WS_REGISTRY_TTL_SECONDS``, 90 s), and their next socket there counts as coming back. Without
+Redis there is one process, and its death takes the count with it.
 
 Presence is a courtesy; the game is not. While the cache's Redis is away every call here
 answers "nothing known" (no presence message, an empty ``presence`` in a snapshot) instead of
@@ -17,10 +23,11 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Final
+from typing import Any, Final
 
 from django.core.cache import cache
 
+from tables import socket_registry
 from tables.contract import PlayerPresence
 from tables.models import Seat
 from tables.socket_registry import UNAVAILABLE  # what Redis away or slow raises
@@ -39,13 +46,16 @@ def _away_key(table_id: int, user_id: int) -> str:
     return f"presence:{table_id}:{user_id}:away"
 
 
-async def arrive(*, table_id: int, user_id: int) -> bool:
-    """A socket of the user opened at the table; whether it is their first (they came back)."""
+async def arrive(*, table_id: int, user_id: int, consumer: Any) -> bool:
+    """A socket of the user (``consumer``) opened at the table; whether it is their first (they came back)."""
     key = _count_key(table_id, user_id)
     try:
         await cache.aadd(key, 0, timeout=PRESENCE_TTL)
         count = await cache.aincr(key)
         await cache.atouch(key, PRESENCE_TTL)
+        if count > 1 and not await socket_registry.live_elsewhere_at_table(user_id, table_id, consumer):
+            await cache.aset(key, 1, timeout=PRESENCE_TTL)  # the others counted died with their process
+            count = 1
         if count == 1:
             await cache.adelete(_away_key(table_id, user_id))
     except UNAVAILABLE as exc:
@@ -54,15 +64,15 @@ async def arrive(*, table_id: int, user_id: int) -> bool:
     return bool(count == 1)
 
 
-async def depart(*, table_id: int, user_id: int) -> bool:
-    """A socket of the user closed at the table; whether it was their last (they are away now)."""
+async def depart(*, table_id: int, user_id: int, consumer: Any) -> bool:
+    """A socket of the user (``consumer``) closed at the table; whether it was their last (they are away now)."""
     key = _count_key(table_id, user_id)
     try:
         try:
             count = await cache.adecr(key)
         except ValueError:  # expired or never counted: nothing is open
             count = 0
-        if count > 0:
+        if count > 0 and await socket_registry.live_elsewhere_at_table(user_id, table_id, consumer):
             return False
         await cache.adelete(key)
         await cache.aset(_away_key(table_id, user_id), int(time.time() * 1000), timeout=PRESENCE_TTL)
@@ -86,9 +96,11 @@ def of_game(*, table_id: int, game_id: int | None) -> dict[str, PlayerPresence]:
     except UNAVAILABLE as exc:  # nothing known: the page shows every seat as it was
         logger.warning("presence: could not read table %s: %s", table_id, exc)
         return {}
+    counted = [u for u in users if int(held.get(_count_key(table_id, u)) or 0) > 0]
+    live = socket_registry.live_at_table(counted, table_id)  # None: the registry cannot say
     out: dict[str, PlayerPresence] = {}
     for u in users:
-        connected = int(held.get(_count_key(table_id, u)) or 0) > 0
+        connected = u in counted and (live is None or u in live)
         out[str(u)] = PlayerPresence(
             connected=connected, away_since=None if connected else held.get(_away_key(table_id, u))
         )

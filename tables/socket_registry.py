@@ -94,11 +94,19 @@ def user_key(user_id: int) -> str:
 
 
 def socket_id(consumer: Any) -> str:
-    """The consumer's id in the registry, given on first use."""
+    """The consumer's id in the registry, given on first use; a table socket's names its table
+    (``@t<id>``), so that ``live_at_table`` can tell who holds a live socket where."""
     sid = consumer.__dict__.get("_registry_id")
     if sid is None:
-        sid = consumer.__dict__["_registry_id"] = f"{PROCESS}:{next(_serial)}"
+        table_id = consumer.__dict__.get("table_id")
+        where = f"@t{table_id}" if table_id is not None else ""
+        sid = consumer.__dict__["_registry_id"] = f"{PROCESS}:{next(_serial)}{where}"
     return str(sid)
+
+
+def _at_table(members: list[bytes], table_id: int, but: str) -> bool:
+    suffix = f"@t{table_id}".encode()
+    return any(m.endswith(suffix) and m != but.encode() for m in members)
 
 
 def enabled() -> bool:
@@ -222,22 +230,60 @@ def _start_renewal(held: Callable[[], dict[int, list[str]]]) -> None:
         _renewals[loop] = loop.create_task(_renew_forever(held), name="socket-registry-renewal")
 
 
+async def live_elsewhere_at_table(user_id: int, table_id: int, consumer: Any) -> bool:
+    """Whether the user holds a live socket at the table other than ``consumer``'s, on any process.
+
+    A socket of a process that died is not live once its expiry passed (nobody renews it). True
+    when the registry cannot say (no Redis, or Redis away): the caller's own count then decides.
+    """
+    if not enabled():
+        return True
+    try:
+        members = await asyncio.wait_for(
+            _scripts().client.zrangebyscore(user_key(user_id), time.time(), "+inf"), REGISTRY_TIMEOUT
+        )
+    except UNAVAILABLE as exc:
+        _warn("presence", exc)
+        return True
+    return _at_table(members, table_id, socket_id(consumer))
+
+
+def live_at_table(user_ids: list[int], table_id: int) -> set[int] | None:
+    """Which of the users hold a live socket at the table on any process; None when the registry
+    cannot say (no Redis, or Redis away)."""
+    if not enabled() or not user_ids:
+        return None
+    try:
+        pipe = _sync().pipeline(transaction=False)
+        now = time.time()
+        for user_id in user_ids:
+            pipe.zrangebyscore(user_key(user_id), now, "+inf")
+        answers = pipe.execute()
+    except UNAVAILABLE as exc:
+        _warn("presence", exc)
+        return None
+    return {u for u, members in zip(user_ids, answers, strict=True) if _at_table(members, table_id, "")}
+
+
+def _sync() -> redis.Redis:
+    """The synchronous client (the dashboard's count, a snapshot's presence), made for the URL set now."""
+    global _sync_client
+    if _sync_client is None or _sync_client[0] != settings.REDIS_URL:
+        _sync_client = (
+            settings.REDIS_URL,
+            redis.Redis.from_url(
+                settings.REDIS_URL, socket_timeout=REGISTRY_TIMEOUT, socket_connect_timeout=REGISTRY_TIMEOUT
+            ),
+        )
+    return _sync_client[1]
+
+
 def connected_users(local: Callable[[], int]) -> int:
     """Players holding a socket on any process; ``local()`` (this process's) if Redis cannot say."""
-    global _sync_client
     if not enabled():
         return local()
     try:
-        if _sync_client is None or _sync_client[0] != settings.REDIS_URL:
-            _sync_client = (
-                settings.REDIS_URL,
-                redis.Redis.from_url(
-                    settings.REDIS_URL,
-                    socket_timeout=REGISTRY_TIMEOUT,
-                    socket_connect_timeout=REGISTRY_TIMEOUT,
-                ),
-            )
-        return int(_sync_client[1].zcount(ONLINE, time.time(), "+inf"))
+        return int(_sync().zcount(ONLINE, time.time(), "+inf"))
     except UNAVAILABLE as exc:
         _warn("count", exc)
         return local()

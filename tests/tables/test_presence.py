@@ -5,14 +5,16 @@ says they are connected again. A second tab closing is not leaving (docs/protoco
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from game_engine.game import GameState
 from tables import play as table_play
-from tables import services
+from tables import services, socket_registry
 from tables.models import PoolGame
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.conftest import make_player, make_table
@@ -130,3 +132,44 @@ async def test_a_page_back_after_its_socket_was_away_gets_every_event_it_missed(
     await page.send_json_to({"type": "snapshot", "since": now})  # nothing missed: a snapshot
     assert (await until(page, lambda m: m["type"] in ("snapshot", "update")))["type"] == "snapshot"
     await page.disconnect()
+
+
+async def test_a_player_whose_server_died_is_away_once_their_sockets_expire_and_back_with_their_next(
+    settings: Any, require_redis: str
+) -> None:
+    """A server killed with its sockets open closes none of them, so its players stay counted. The
+    socket registry (Redis: each socket's expiry, renewed by its live process) is the check: past
+    the dead sockets' expiry a snapshot shows the player away, and their next socket at the table
+    (on a server still up) tells the others they are back."""
+    settings.REDIS_URL = require_redis  # the registry is on, as on a site of several servers
+    registry = redis.Redis.from_url(require_redis)
+    table = await sync_to_async(make_table)(seats=2, seed=4)
+    asha, ravi = [await sync_to_async(make_player)(name) for name in ("asha", "ravi")]
+    for user in (asha, ravi):
+        await sync_to_async(services.table_join)(table_id=table.pk, user=user)
+    a, r = _of(asha.pk), _of(ravi.pk)
+    try:
+        ravi_page = await open_table(ravi, table.pk)
+        dead_page = await open_table(asha, table.pk)
+        await _presence(ravi_page, **{f"u{a}": True, f"u{r}": True})
+        dead = registry.zrange(socket_registry.user_key(asha.pk), 0, -1)
+        assert len(dead) == 1 and dead[0].endswith(f"@t{table.pk}".encode())  # the socket names its table
+
+        # Asha's server dies: her socket never closes, nobody renews it, and its expiry passes
+        registry.zadd(socket_registry.user_key(asha.pk), {dead[0]: time.time() - 1}, xx=True)
+        ravi_tab = await open_table(ravi, table.pk)
+        shown = await _presence(ravi_tab, **{f"u{r}": True})
+        assert shown["players"][a]["connected"] is False, shown["players"]
+
+        asha_page = await open_table(asha, table.pk)  # she reconnects, to a server that is up
+        back = await _presence(ravi_page, **{f"u{a}": True})
+        assert back["type"] == "presence" and back["players"][a]["away_since"] is None
+        await asha_page.disconnect()  # her last live socket here: away again, whatever the dead one counted
+        away = await _presence(ravi_page, **{f"u{a}": False})
+        assert away["players"][a]["away_since"] is not None
+        for page in (ravi_tab, ravi_page, dead_page):
+            await page.disconnect()
+    finally:
+        for user in (asha, ravi):
+            registry.delete(socket_registry.user_key(user.pk))
+            registry.zrem(socket_registry.ONLINE, user.pk)
