@@ -96,6 +96,9 @@ class You(TypedDict):
     name: str
     position: int | None
     seat: int | None
+    #: Whether this user may take a seat in the table's next game (``Table.open_to``): the page's
+    #: "Join the next game" on a finished table's final sheet.
+    may_join: bool
 
 
 class PlayerPresence(TypedDict):

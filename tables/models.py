@@ -126,6 +126,10 @@ class Table(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def open_to(self, user_id: int) -> bool:
+        """Whether this user may take a seat here: anyone at a public table, its owner alone at a private one."""
+        return self.owner_id is None or self.owner_id == user_id
+
 
 class PoolGame(models.Model):
     """One pool game at a table, from the first seat taken to the prize paid."""

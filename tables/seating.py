@@ -62,7 +62,7 @@ def table_join(*, table_id: int, user: User, client_seed: str | None = None) -> 
         settings = table.settings
         if not settings.active or not table.is_open:
             raise TableClosed("this table is closed")
-        if table.owner_id is not None and table.owner_id != user.pk:
+        if not table.open_to(user.pk):
             raise TableError("this is another player's own practice table; start yours from the lobby")
         restrictions.check_may_join(user)
         game = _open_game(table)

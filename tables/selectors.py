@@ -121,6 +121,7 @@ def table_snapshot(*, table: Table, user: User, game: PoolGame | None = None) ->
             name=user.table_name,
             position=mine.position if mine else None,
             seat=mine.engine_seat if mine else None,
+            may_join=table.open_to(user.pk),
         ),
         view=view,
     ).wire()

@@ -93,6 +93,7 @@ export interface You {
   name: string;
   position: number | null;
   seat: number | null;
+  may_join: boolean;
   [k: string]: unknown;
 }
 /**

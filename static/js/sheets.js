@@ -219,10 +219,12 @@ export function ResultSheet({ s, t }) {
     buttons.push({ text: "Scoreboard", cls: "ghost-btn", id: "btn-sheet-scores", fn: () => t.openModal({ kind: "scores" }) });
     // a new game at this table, from this page: the page stays open and the new game starts under it
     // and for a player who comes back to the table by its address once the game is over (their
-    // seat given up with the game's end): a seat in the table's next game, unless the table is private
+    // seat given up with the game's end): a seat in the table's next game, if the server says they
+    // may take one (anyone at a public table; its owner alone at a private practice table)
     const table = s.snap && s.snap.table;
-    if (v.seat != null || (table && !table.private)) {
-      buttons.push({ text: (v.seat != null ? "Play again · " : "Join the next game · ") + t.cfg.entry_fee_display, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
+    if (v.seat != null || (s.snap && s.snap.you.may_join)) {
+      const fee = table && table.entry_fee === 0 ? "free" : t.cfg.entry_fee_display; // practice, as the lobby says
+      buttons.push({ text: (v.seat != null ? "Play again · " : "Join the next game · ") + fee, cls: "gold", id: "btn-play-again", fn: () => t.playAgain() });
     }
     buttons.push({ text: "Back to lobby", cls: "primary", id: "btn-lobby", fn: () => { location.href = t.cfg.lobby_url; } });
   } else {

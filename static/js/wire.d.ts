@@ -83,6 +83,8 @@ export interface You {
   name: string;
   position: number | null;
   seat: number | null;
+  /** Whether this user may take a seat in the table's next game (its owner alone at a private table). */
+  may_join: boolean;
 }
 
 /** The rules of the table (game_engine.formats.TableRules.to_dict). */

@@ -334,6 +334,60 @@ def test_a_finished_table_opened_by_its_address_offers_its_next_game(
 
 
 @pytest.fixture
+def finished_practice(transactional_db: None) -> tuple[PoolGame, User, User]:
+    """Asha's own practice table, her game over (she left it, her bot won); and Vik, another player."""
+    from tables import seating, services
+
+    asha = make_player("asha")
+    table = seating.practice_table_start(user=asha, fmt="61", seats=2)
+    game = table.games.get()
+    answer = services.game_act(game_id=game.pk, user=asha, request_id="bye", action={"type": "leave"})
+    assert answer["ok"], answer
+    game.refresh_from_db()
+    assert game.status == PoolGame.Status.FINISHED
+    vik = make_player("vik")
+    connections.close_all()
+    return game, asha, vik
+
+
+def test_a_finished_practice_table_opened_by_its_address_offers_its_owner_the_next_game(
+    live_server_url: str, finished_practice: tuple[PoolGame, User, User], browser: Any
+) -> None:
+    """Item 7 on a private table: its owner gets a way into the next game there, free as the lobby
+    says (the server says who may join: ``you.may_join``); another player who opens it gets none."""
+    game, asha_user, vik_user = finished_practice
+    vik = Player(browser, live_server_url, "vik", DESKTOP)
+    asha = Player(browser, live_server_url, "asha", DESKTOP)
+    try:
+        vik.log_in(vik_user)
+        vik.goto(f"/tables/{game.table_id}/")
+        vik.page.wait_for_selector("#final-result")
+        assert vik.page.locator("#btn-play-again").count() == 0  # another player's private table
+        assert vik.page.locator("#btn-lobby").count() == 1
+
+        asha.log_in(asha_user)
+        asha.goto(f"/tables/{game.table_id}/")
+        page = asha.page
+        page.wait_for_selector("#final-result")
+        assert page.inner_text("#btn-play-again") == "Play again · free"  # as the lobby says: no ₹0.00
+        asha.shot("items-finished-practice-table")
+        page.click("#btn-play-again")
+
+        def seated() -> bool:
+            newer = PoolGame.objects.filter(table_id=game.table_id).exclude(pk=game.pk).first()
+            return bool(newer and newer.seats.filter(user=asha_user, left_at__isnull=True).exists())
+
+        wait_until(lambda: in_thread(seated), "asha's seat in her table's next game")
+        assert page.url.endswith(f"/tables/{game.table_id}/")
+        asha.assert_clean()
+        vik.assert_clean()
+    finally:
+        asha.close()
+        vik.close()
+        connections.close_all()
+
+
+@pytest.fixture
 def extra_time_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     """Turns of 12 s and a minute of extra time: Asha's turn runs into her extra time under her page."""
     table = make_table(fee=0, seats=2, seed=9, turn_seconds=12, extra_time_seconds=60)
