@@ -157,8 +157,9 @@ def serving(url: str, proc: subprocess.Popen[Any], timeout: float) -> bool:
 
 
 class _Server:
-    """This worker's Daphne: started for its first browser test, kept for the others (one start,
-    not one a test: a Django process's start is the dearest part of a short browser test)."""
+    """This worker's Daphne for its browser tests, kept from one to the next (a Django process's
+    start is the dearest part of a short browser test) and stopped before any other test
+    (``tests/e2e/shared.py``: its embedded beat sweeps the whole database's deadlines)."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[Any] | None = None
@@ -252,11 +253,11 @@ def _server(django_db_setup: None, django_db_blocker: Any) -> Iterator[_Server]:
 
 @pytest.fixture
 def live_server_url(transactional_db: None, _server: _Server, request: pytest.FixtureRequest) -> str:
-    """The site served by Daphne against the test database, emptied before each test.
+    """The site served by Daphne against the test database.
 
-    One server a worker, for all its browser tests: each test's rows are its own (the database is
-    emptied between tests, and ids are never reused, so a timer left from an earlier test finds
-    no game of a later one); a server that died or stopped answering is started again.
+    One server a worker, kept across its browser tests in a row: each test's rows are its own (the
+    database is emptied after each test, and ids are never reused, so a timer left from an earlier
+    test finds no game of a later one); see ``_Server.url_for_this_test`` for when it starts anew.
     """
     request.node.stash[SERVER_LOG_START] = SERVER_LOG.stat().st_size if SERVER_LOG.exists() else 0
     return _server.url_for_this_test(fresh=request.node.get_closest_marker("fresh_server") is not None)
