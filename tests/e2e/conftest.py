@@ -171,14 +171,7 @@ class _Server:
         the server's environment (``monkeypatch.setenv``: a knob such as ``WS_MAX_SOCKETS_PER_USER``),
         or the server stopped answering."""
         environ = self._environ()
-        proc = self.proc
-        if (
-            not fresh
-            and environ == self.environ
-            and proc
-            and proc.poll() is None
-            and serving(self.url, proc, 5)
-        ):
+        if not fresh and environ == self.environ and self.proc and serving(self.url, self.proc, 5):
             return self.url
         return self.start(environ)
 
@@ -216,8 +209,6 @@ class _Server:
                 stderr=subprocess.STDOUT,
             )
         self.url = f"http://127.0.0.1:{port}"
-        if self.stop not in shared.STOP:
-            shared.STOP.append(self.stop)
         # a busy machine (xdist workers side by side) starts it slowly
         if not serving(self.url, self.proc, timeout=90):
             raise RuntimeError(f"daphne did not start; see {SERVER_LOG}")
@@ -238,6 +229,7 @@ class _Server:
 @pytest.fixture(scope="session")
 def _server(django_db_setup: None, django_db_blocker: Any) -> Iterator[_Server]:
     server = _Server()
+    shared.STOP.append(server.stop)
     SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
     SERVER_LOG.write_text("")
     try:
@@ -264,11 +256,11 @@ def live_server_url(transactional_db: None, _server: _Server, request: pytest.Fi
 
 
 def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:
-    """PostgreSQL drops the test database only once the server's sessions are gone.
+    """PostgreSQL drops the test database at the end of the run only once the server's sessions are gone.
 
     Only the server's own (``SERVER_APPLICATION``): counting every other session made this
-    wait run out its whole timeout after each browser test, held up by the connection the
-    ORM opens in Playwright's greenlet, which ``_close_connections`` closes afterwards.
+    wait run out its whole timeout, held up by the connection the ORM opens in Playwright's
+    greenlet, which ``_close_connections`` closes after each browser test.
     """
     from django.db import connection
 

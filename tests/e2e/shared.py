@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-#: How to stop the running server, while one runs.
+#: How to stop the server (once made for this worker; stopping one that is not running does nothing).
 STOP: list[Callable[[], None]] = []
 
 
 def stop() -> None:
-    while STOP:
-        STOP.pop()()
+    for stop_server in STOP:
+        stop_server()
