@@ -15,19 +15,23 @@ registry may sit on another Redis, or answer slowly).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import math
 import re
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from tables import services
 from tests.helpers import session_cookie
 from tests.staff.conftest import make_staff
-from tests.tables.conftest import make_player
+from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import (
     Proc,
     free_port,
@@ -127,6 +131,58 @@ def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_so
             "one closed, one more opened",
             "the dead server's sockets expired",
         ], log
+    except BaseException:
+        for proc in procs.values():
+            print(proc.tail())
+        raise
+    finally:
+        for proc in procs.values():
+            proc.stop()
+
+
+async def _shown(ws: Any, user_id: int, connected: bool) -> dict[str, Any]:
+    """The first snapshot or presence message on ``ws`` that shows the user as ``connected``."""
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+        players = message.get("players") if message["type"] == "presence" else message.get("presence")
+        shown = players.get(str(user_id)) if message["type"] in ("presence", "snapshot") and players else None
+        if shown is not None and shown["connected"] is connected:
+            return dict(message)
+
+
+def test_a_player_on_a_killed_server_is_away_at_the_table_once_their_socket_expires(redis_port: int) -> None:
+    """Presence (tables/presence.py) across two real Daphnes: Asha's server is killed with her
+    table socket open; once its expiry passes, Ravi's page (on the other server) sees her away, and
+    sees her back, told at once, when she reconnects there."""
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    procs: dict[str, Proc] = {"redis": start_redis_server(redis_port)}
+    knobs = {"WS_REGISTRY_TTL_SECONDS": str(TTL)}
+    try:
+        procs["a"], port_a = start_daphne(redis_url, name="daphne-a", **knobs)
+        procs["b"], port_b = start_daphne(redis_url, name="daphne-b", **knobs)
+        table = make_table(seats=2, seed=4, turn_seconds=600)
+        asha, ravi = make_player("asha"), make_player("ravi")
+        for user in (asha, ravi):
+            services.table_join(table_id=table.pk, user=user)
+        path = f"/ws/tables/{table.pk}/"
+        asha_cookie, ravi_cookie = session_cookie(asha), session_cookie(ravi)
+
+        async def scenario() -> None:
+            ravi_page = await open_socket(port_b, ravi_cookie, path)
+            asha_page = await open_socket(port_a, asha_cookie, path)
+            await _shown(ravi_page, asha.pk, True)
+            procs["a"].kill()  # her socket is never closed
+            await asyncio.sleep(TTL + 0.5)
+            ravi_tab = await open_socket(port_b, ravi_cookie, path)  # his page, reloaded
+            await _shown(ravi_tab, asha.pk, False)
+            asha_back = await open_socket(port_b, asha_cookie, path)  # she reconnects, to B
+            back = await _shown(ravi_page, asha.pk, True)
+            assert back["type"] == "presence", back  # told live, not only in a later snapshot
+            for ws in (ravi_page, ravi_tab, asha_back, asha_page):
+                with contextlib.suppress(Exception):  # asha_page's server is gone
+                    await ws.close()
+
+        asyncio.run(scenario())
     except BaseException:
         for proc in procs.values():
             print(proc.tail())
