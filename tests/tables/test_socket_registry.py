@@ -83,15 +83,29 @@ def connected_on_dashboard(port: int, cookie: str) -> int:
     return int(found.group(1))
 
 
-def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_sockets_expire(
-    redis_port: int,
-) -> None:
+@contextlib.contextmanager
+def two_daphnes(redis_port: int, **knobs: str) -> Iterator[tuple[dict[str, Proc], int, int]]:
+    """A Redis of the test's own and two Daphnes on it; their logs printed if the test fails."""
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     procs: dict[str, Proc] = {"redis": start_redis_server(redis_port)}
-    knobs = {"WS_MAX_SOCKETS_PER_USER": str(CAP), "WS_REGISTRY_TTL_SECONDS": str(TTL)}
     try:
         procs["a"], port_a = start_daphne(redis_url, name="daphne-a", **knobs)
         procs["b"], port_b = start_daphne(redis_url, name="daphne-b", **knobs)
+        yield procs, port_a, port_b
+    except BaseException:
+        for proc in procs.values():
+            print(proc.tail())
+        raise
+    finally:
+        for proc in procs.values():
+            proc.stop()
+
+
+def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_sockets_expire(
+    redis_port: int,
+) -> None:
+    knobs = {"WS_MAX_SOCKETS_PER_USER": str(CAP), "WS_REGISTRY_TTL_SECONDS": str(TTL)}
+    with two_daphnes(redis_port, **knobs) as (procs, port_a, port_b):
         mallory = session_cookie(make_player("mallory"))
         asha = session_cookie(make_player("asha"))
         staff = session_cookie(make_staff("boss", "Administrator"))
@@ -131,13 +145,6 @@ def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_so
             "one closed, one more opened",
             "the dead server's sockets expired",
         ], log
-    except BaseException:
-        for proc in procs.values():
-            print(proc.tail())
-        raise
-    finally:
-        for proc in procs.values():
-            proc.stop()
 
 
 async def _shown(ws: Any, user_id: int, connected: bool) -> dict[str, Any]:
@@ -154,12 +161,7 @@ def test_a_player_on_a_killed_server_is_away_at_the_table_once_their_socket_expi
     """Presence (tables/presence.py) across two real Daphnes: Asha's server is killed with her
     table socket open; once its expiry passes, Ravi's page (on the other server) sees her away, and
     sees her back, told at once, when she reconnects there."""
-    redis_url = f"redis://127.0.0.1:{redis_port}/0"
-    procs: dict[str, Proc] = {"redis": start_redis_server(redis_port)}
-    knobs = {"WS_REGISTRY_TTL_SECONDS": str(TTL)}
-    try:
-        procs["a"], port_a = start_daphne(redis_url, name="daphne-a", **knobs)
-        procs["b"], port_b = start_daphne(redis_url, name="daphne-b", **knobs)
+    with two_daphnes(redis_port, WS_REGISTRY_TTL_SECONDS=str(TTL)) as (procs, port_a, port_b):
         table = make_table(seats=2, seed=4, turn_seconds=600)
         asha, ravi = make_player("asha"), make_player("ravi")
         for user in (asha, ravi):
@@ -183,13 +185,6 @@ def test_a_player_on_a_killed_server_is_away_at_the_table_once_their_socket_expi
                     await ws.close()
 
         asyncio.run(scenario())
-    except BaseException:
-        for proc in procs.values():
-            print(proc.tail())
-        raise
-    finally:
-        for proc in procs.values():
-            proc.stop()
 
 
 class _Page:
