@@ -86,6 +86,22 @@ def test_nobody_else_may_join_a_private_table_or_see_it_in_the_lobby(clock: Fake
     assert [r["id"] for r in selectors.lobby_tables(user=ravi)] == [public.pk]
 
 
+def test_a_forged_join_of_another_players_practice_table_is_refused_and_the_snapshot_says_so() -> None:
+    """What the page is told (``you.may_join``) and what the join form does agree: Ravi, who gets
+    no "Join the next game" at Asha's finished practice table, is refused when he posts the form."""
+    asha, ravi = make_player("asha"), make_player("ravi")
+    mine = services.practice_table_start(user=asha, fmt="61", seats=2)
+    PoolGame.objects.filter(table=mine).update(status=PoolGame.Status.FINISHED)
+    assert selectors.table_snapshot(table=mine, user=asha)["you"]["may_join"] is True
+    assert selectors.table_snapshot(table=mine, user=ravi)["you"]["may_join"] is False
+    client = Client()
+    client.force_login(ravi)
+    answer = client.post(f"/tables/{mine.pk}/join/")
+    assert answer.status_code == 302 and answer.url == "/", answer  # back to the lobby, which says why
+    assert not PoolGame.objects.filter(table=mine, seats__user=ravi).exists()
+    assert PoolGame.objects.filter(table=mine).count() == 1  # no new game was opened for him
+
+
 def test_lobby_tiles_carry_prize_pool_decks_turn_time_and_seats(client: Client) -> None:
     asha = make_player("asha")
     table = make_table("201", fee=5_000, seats=4, decks=3, turn_seconds=25, rake_bp=1_000)
