@@ -232,8 +232,12 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Writers queue on SQLite's lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Writers queue on SQLite's lock instead of failing at once. The wait (timeout) alone is not
+    # enough: a deferred transaction reads under a shared lock and, when it then writes while
+    # another connection writes, SQLite refuses the upgrade at once ("database is locked") rather
+    # than wait. A bot's move (the in-process worker) and its player's (the server) do exactly
+    # that, so every transaction takes the write lock at its start (IMMEDIATE) and waits its turn.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=20, transaction_mode="IMMEDIATE")
 elif DB_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     if DB_CONN_MAX_AGE:
         raise ImproperlyConfigured("DB_POOL_SIZE replaces DB_CONN_MAX_AGE: set DB_CONN_MAX_AGE=0 with a pool")

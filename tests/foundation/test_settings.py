@@ -86,3 +86,51 @@ def test_x_forwarded_proto_is_trusted_only_when_told(trust: str | None, expected
         timeout=60,
     )
     assert result.stdout.strip() == expected, result.stderr
+
+
+def test_two_writers_on_the_embedded_sqlite_database_wait_for_each_other(tmp_path: Path) -> None:
+    """``scripts/run``'s SQLite: a bot's move (the in-process worker) and its player's (the server)
+    each read the game, then write it, at the same moment; both must go through, one after the
+    other. With deferred transactions one of them failed at once with "database is locked" (the
+    bot's turn was then played by the timer, 30 s later)."""
+    code = """
+import threading, time
+import django
+django.setup()
+from django.db import connection, transaction
+with connection.cursor() as c:
+    c.execute("CREATE TABLE game (version integer)")
+    c.execute("INSERT INTO game VALUES (0)")
+connection.close()
+errors = []
+def move():
+    try:
+        with transaction.atomic():
+            with connection.cursor() as c:
+                c.execute("SELECT version FROM game")
+                version = c.fetchone()[0]
+                time.sleep(0.3)
+                c.execute("UPDATE game SET version = %s", [version + 1])
+    except Exception as exc:
+        errors.append(repr(exc))
+    finally:
+        connection.close()
+movers = [threading.Thread(target=move) for _ in range(2)]
+for t in movers: t.start()
+for t in movers: t.join()
+with connection.cursor() as c:
+    c.execute("SELECT version FROM game")
+    print(c.fetchone()[0], errors)
+"""
+    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="rummy_site.settings",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        DEBUG="1",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    # both moves counted, neither refused: the second read the first's write
+    assert result.stdout.strip() == "2 []", result.stdout

@@ -103,9 +103,9 @@ def test_an_error_that_is_not_a_conflict_is_not_retried() -> None:
     def conflicted() -> None:
         calls.append(1)
         with connection.cursor() as cursor:
-            cursor.execute("SELECT 1/0")  # not retryable: raised at once
+            cursor.execute("SELECT * FROM no_such_table")  # not retryable: raised at once
 
-    with pytest.raises(Exception, match="division by zero"):
+    with pytest.raises(Exception, match="no_such_table"):
         conflicted()
     assert calls == [1]
 
