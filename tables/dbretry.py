@@ -40,6 +40,27 @@ def _close_connection() -> None:
     connection.close()  # this thread's connection: looked up here, in the thread that owns it
 
 
+#: SQLSTATE classes of a lost connection: 08 (connection exception) and 57P01-57P03 (the server
+#: shutting the session down: ``pg_terminate_backend``, a crash, a restart).
+_LOST_SQLSTATES = ("08", "57P01", "57P02", "57P03")
+
+
+def _lost_connection(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection was lost, whatever the connection is now.
+
+    Asking the connection is not enough: a transaction that failed on a dead connection has
+    already had it replaced (``atomic``'s exit closes a connection its rollback fails on, then
+    turns autocommit back on, which connects anew), so by then the connection is alive.
+    """
+    seen: BaseException | None = exc
+    while seen is not None:
+        sqlstate = getattr(seen, "sqlstate", None)
+        if sqlstate and sqlstate.startswith(_LOST_SQLSTATES):
+            return True
+        seen = seen.__cause__
+    return False
+
+
 def once_more_on_dropped_connection(func: Callable[..., T]) -> Callable[..., T]:
     """``func``, run again once on a fresh connection if it failed because its connection was dead."""
 
@@ -48,7 +69,7 @@ def once_more_on_dropped_connection(func: Callable[..., T]) -> Callable[..., T]:
         try:
             return func(*args, **kwargs)
         except DatabaseError as exc:
-            if not _connection_is_dead():
+            if connection.in_atomic_block or not (_lost_connection(exc) or _connection_is_dead()):
                 raise
             logger.warning("database connection lost (%s); trying once more on a new one", exc)
             connection.close()
@@ -68,8 +89,8 @@ class RetryingAuthMiddleware(AuthMiddleware):  # type: ignore[misc]
     async def resolve_scope(self, scope: dict[str, Any]) -> None:
         try:
             await super().resolve_scope(scope)
-        except DatabaseError:
-            if not await database_sync_to_async(_connection_is_dead)():
+        except DatabaseError as exc:
+            if not (_lost_connection(exc) or await database_sync_to_async(_connection_is_dead)()):
                 raise
             logger.warning("database connection lost during a handshake; trying once more on a new one")
             await database_sync_to_async(_close_connection)()

@@ -10,6 +10,7 @@ it fails. Before, the consumer let that error out and the player's socket closed
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,10 +18,11 @@ import psycopg
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from accounts.models import User
 from tables import services
+from tables.dbretry import once_more_on_dropped_connection
 from tables.models import GameEvent, PoolGame, Table
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
@@ -124,3 +126,32 @@ async def test_an_action_on_a_terminated_connection_is_done_once_and_the_socket_
     now, moves = await version_and_moves()
     assert now == version + 1 and moves >= 1  # done once, not twice
     await page.disconnect()
+
+
+def test_a_transaction_that_failed_on_a_dead_connection_is_run_again_though_django_reconnected(
+    kept_connections: None,
+) -> None:
+    """What a parallel run met (the server's backend gone before the action's first query): the
+    transaction's rollback fails on the dead connection, ``atomic`` drops it and turning autocommit
+    back on connects anew, so when the error reaches the retry the connection is alive. The error
+    itself says the connection was lost, and the call is run once more."""
+    calls: list[int] = []
+
+    @once_more_on_dropped_connection
+    def one_transaction() -> int:
+        calls.append(1)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return int(cursor.fetchone()[0])
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    pid = connection.connection.info.backend_pid
+    with psycopg.connect(child_database_url(), autocommit=True) as admin:  # this test's own connection
+        assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        for _ in range(100):  # gone, not just told to go
+            if not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchall():
+                break
+            time.sleep(0.05)
+    assert one_transaction() == 1
+    assert calls == [1, 1]
