@@ -93,3 +93,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return 1 if item.get_closest_marker("e2e") else 2
 
     items.sort(key=rank)  # stable: the collected order within each rank
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """Before the last test's teardown (which drops the test database), end the connections other
+    threads of this process still hold to it: a thread's kept connection (``CONN_MAX_AGE``, as some
+    tests set it) made the drop fail ("being accessed by other users") and left the database behind."""
+    if nextitem is None:
+        _end_other_sessions_of_the_test_database()
+    return (yield)
+
+
+def _end_other_sessions_of_the_test_database() -> None:
+    from django.db import connection
+
+    name = connection.settings_dict.get("NAME") or ""
+    if connection.vendor != "postgresql" or not name.startswith("test_"):
+        return  # SQLite, or no test database was made: nothing to drop
+    import psycopg
+
+    from tests.tables.procs import child_database_url
+
+    own = connection.connection.info.backend_pid if connection.connection is not None else 0
+    with psycopg.connect(child_database_url(), autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> %s",
+            (own,),
+        )

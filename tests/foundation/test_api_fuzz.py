@@ -21,7 +21,7 @@ from schemathesis import GenerationMode
 
 from tests.tables.conftest import make_player, make_table
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
 
 EXAMPLES_PER_OPERATION = 25
 

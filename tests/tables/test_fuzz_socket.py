@@ -28,7 +28,7 @@ from tests.helpers import session_cookie
 from tests.tables.conftest import make_player
 from tests.tables.test_hostile_socket import ORIGIN, _started, game_fingerprint
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
 
 CARDS = ["AH", "10S", "QD", "KC", "PJ", "2S", "JH", "9C"]
 ANSWERS = {"error", "result", "pong", "snapshot"}

@@ -31,7 +31,7 @@ from tests.tables import procs
 from tests.tables.conftest import make_player, make_table
 from tests.tables.test_private_actions import _regrouped
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 RUNS = 40
 PASSWORD = "x-rummy-2026"  # make_player's

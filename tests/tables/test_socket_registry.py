@@ -101,6 +101,7 @@ def two_daphnes(redis_port: int, **knobs: str) -> Iterator[tuple[dict[str, Proc]
             proc.stop()
 
 
+@pytest.mark.slow
 def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_sockets_expire(
     redis_port: int,
 ) -> None:

@@ -104,6 +104,7 @@ def test_a_player_who_never_moves_misses_three_turns_and_is_middle_dropped(
     assert check_ledger() == []
 
 
+@pytest.mark.slow
 def test_a_deadline_that_came_due_while_the_worker_was_down_is_enforced_after_a_restart(
     broker: str, tmp_path: Path
 ) -> None:
