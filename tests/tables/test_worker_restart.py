@@ -19,7 +19,12 @@ from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, point_celery_at, private_redis, start_worker, wait_until
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.slow,
+]
 
 WAIT = 40.0
 
