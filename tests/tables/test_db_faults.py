@@ -95,25 +95,29 @@ async def test_an_action_on_a_terminated_connection_is_done_once_and_the_socket_
         monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)
         connection.ensure_connection()
 
-    for request_id, frame in (
-        ("after-kill-1", {"type": "action", "action": {"type": "draw", "source": "closed"}}),
-        (None, {"type": "snapshot"}),  # a plain request on a terminated connection, too
-    ):
+    async def kill_the_sockets_connection() -> None:
         await keep_the_sockets_connection()
         caplog.clear()
         killed = await sync_to_async(_terminate_the_servers_connections)()
         assert killed >= 1, "no connection of the server to terminate: the test would prove nothing"
-        await page.send_json_to({**frame, "request_id": request_id} if request_id else frame)
-        if request_id:
-            result = await _next_of(page, "result")
-            assert result["ok"] is True and result["request_id"] == request_id, result
-            update = await _next_of(page, "update")
-            assert update["version"] == version + 1
-        else:
-            again = await _next_of(page, "snapshot")
-            assert again["version"] == version + 1
-        # the call met the dead connection and was run again on a new one
-        assert "database connection lost" in caplog.text, caplog.text
+
+    await kill_the_sockets_connection()
+    await page.send_json_to(
+        {"type": "action", "request_id": "after-kill-1", "action": {"type": "draw", "source": "closed"}}
+    )
+    result = await _next_of(page, "result")
+    assert result["ok"] is True and result["request_id"] == "after-kill-1", result
+    update = await _next_of(page, "update")
+    assert update["version"] == version + 1
+    # the call met the dead connection and was run again on a new one
+    assert "database connection lost" in caplog.text, caplog.text
+
+    # a plain request on a terminated connection, too
+    await kill_the_sockets_connection()
+    await page.send_json_to({"type": "snapshot"})
+    again = await _next_of(page, "snapshot")
+    assert again["version"] == version + 1
+    assert "database connection lost" in caplog.text, caplog.text
 
     @sync_to_async
     def version_and_moves() -> tuple[int, int]:
