@@ -16,11 +16,13 @@ from __future__ import annotations
 import logging
 import random
 
+from django.db import DEFAULT_DB_ALIAS
+
 from accounts.models import User
 from game_engine.bots import choose_action
 from game_engine.game import GameState
 from game_engine.views import view_for
-from tables import play, practice, timers
+from tables import gamerows, play, practice, timers
 from tables.clock import OffsetClock
 from tables.models import PoolGame
 
@@ -33,9 +35,18 @@ def bot_move(*, game_id: int, version: int) -> bool:
     Returns whether a move was applied; a refused move is logged (the turn timer
     then moves the game on, exactly as for a person who clicked wrong).
     """
-    game = PoolGame.objects.filter(pk=game_id, status=PoolGame.Status.RUNNING, version=version).first()
-    if game is None or not game.bot_seats:
+    try:
+        game = gamerows.read_game(game_id)
+    except PoolGame.DoesNotExist:
         return False
+    return game.version == version and _bot_move(game)
+
+
+def _bot_move(game: PoolGame) -> bool:
+    """``bot_move`` on the game row as just read: the move of the first bot due, if any."""
+    if game.status != PoolGame.Status.RUNNING or not game.bot_seats:
+        return False
+    game_id, version = game.pk, game.version
     state = GameState.from_dict(game.state)
     pending = practice.seats_to_act(state, game.bot_seats)
     if not pending:
@@ -46,7 +57,9 @@ def bot_move(*, game_id: int, version: int) -> bool:
     )
     if action is None:
         return False
-    bot = User.objects.get(pk=int(state.players[seat].id))
+    # the bot's account as a reference, loaded only if something reads more than its id: the
+    # action's own check reads the account's row anyway (``restrictions.check_may_play``)
+    bot = User.from_db(DEFAULT_DB_ALIAS, ["id"], [int(state.players[seat].id)])
     answer = play.game_act(
         game_id=game_id, user=bot, request_id=f"bot:{game_id}:{version}:{seat}", action=action
     )
@@ -64,10 +77,10 @@ def play_out(*, game_id: int, clock: OffsetClock, max_steps: int = 200_000) -> P
     keep missing their turns, as they would in a real game.
     """
     for _ in range(max_steps):
-        game = PoolGame.objects.get(pk=game_id)
+        game = gamerows.read_game(game_id)
         if game.status != PoolGame.Status.RUNNING:
             return game
-        if bot_move(game_id=game_id, version=game.version):
+        if _bot_move(game):
             continue
         if game.deadline_at is None:
             raise RuntimeError(f"game {game_id} is stuck at version {game.version} with no deadline")

@@ -122,8 +122,7 @@ def lock_game(game_id: int) -> PoolGame:
     ``NO KEY``, like every row lock of ``tables.locks``: it still serialises every writer
     of the game, but not the foreign-key checks of rows that refer to it.
     """
-    db = _db()
-    features = db.features
+    features = _db().features
     lock = (
         " FOR NO KEY UPDATE"
         if features.has_select_for_no_key_update
@@ -131,6 +130,17 @@ def lock_game(game_id: int) -> PoolGame:
         if features.has_select_for_update
         else ""
     )
+    return _select_game(game_id, lock)
+
+
+def read_game(game_id: int) -> PoolGame:
+    """The game row as it is, unlocked: what a bot decides from before it acts (``tables.drivers``),
+    read as an action reads it (its state by orjson), not through the ORM's query building."""
+    return _select_game(game_id, "")
+
+
+def _select_game(game_id: int, lock: str) -> PoolGame:
+    db = _db()
     if not _fast(db):
         rows = list(PoolGame.objects.raw(_lock_sql(lock), [game_id]))
         if not rows:
