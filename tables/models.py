@@ -148,7 +148,9 @@ class PoolGame(models.Model):
     #: How many events the log holds for this game (the next event's ``seq``).
     event_count = models.PositiveIntegerField(default=0)
     #: When the next ``timeout`` is due (engine deadline, or the start countdown while waiting).
-    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: Not indexed: every action moves it, and an indexed column would make each action's update of
+    #: the row a non-HOT one (migration 0009); the sweeps find open games by ``tables_game_open``.
+    deadline_at = models.DateTimeField(null=True, blank=True)
     deadline_kind = models.CharField(max_length=12, blank=True)
     #: When the timer task armed for this game fires. One armed timer follows the deadline: a
     #: change arms a new one only when its deadline comes before it (``record.arm_timer``).

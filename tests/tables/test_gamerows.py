@@ -105,3 +105,54 @@ def test_the_statements_are_seen_by_query_logging_and_errors_become_djangos() ->
             first_seq=0,
             events=[Draw(seat=0, source="closed")],
         )
+
+
+def test_read_game_reads_the_row_as_lock_game_does_without_a_lock() -> None:
+    game = _game()
+    with CaptureQueriesContext(connection) as queries:
+        read = gamerows.read_game(game.pk)
+    assert _fields(read) == _fields(PoolGame.objects.get(pk=game.pk))
+    assert "FOR " not in queries.captured_queries[-1]["sql"].upper().split("WHERE")[-1]
+    with pytest.raises(PoolGame.DoesNotExist):
+        gamerows.read_game(10**9)
+
+
+@pytest.mark.usefixtures("require_postgres")
+def test_an_actions_update_of_the_game_row_can_be_done_in_place_and_keeps_the_state_in_the_row() -> None:
+    """Migration 0009: no column an action writes is indexed (an indexed one makes every update of
+    the row a non-HOT one, a new entry in each index); the table leaves room on each page for the
+    row's next version; the state, kept in the row, writes no TOAST rows."""
+    from tables.record import _SAVED_FIELDS
+
+    written = {PoolGame._meta.get_field(name).column for name in (*_SAVED_FIELDS, "answers", "timer_at")}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+            "AND (a.attnum = ANY(i.indkey) OR pg_get_expr(i.indpred, i.indrelid) LIKE '%%' || a.attname || '%%') "
+            "WHERE i.indrelid = 'tables_poolgame'::regclass"
+        )
+        indexed = {row[0] for row in cursor.fetchall()}
+        cursor.execute(
+            "SELECT c.reloptions, c.reltoastrelid::regclass::text, a.attstorage FROM pg_class c "
+            "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'state' WHERE c.oid = 'tables_poolgame'::regclass"
+        )
+        options, toast, storage = cursor.fetchone()
+    assert indexed and not indexed & written, indexed & written
+    assert "fillfactor=50" in options and storage == "m"
+
+    game = _game()
+    for n in range(3):  # a state past the size PostgreSQL would compress and move out of the row
+        game.state = {**game.state, f"padding{n}": [f"card-{i}-{n}" for i in range(250)]}
+        game.version += 1
+        with transaction.atomic():
+            gamerows.update_game(game, ("state", "version"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_size(state), octet_length(state::text) FROM tables_poolgame WHERE id = %s",
+            [game.pk],
+        )
+        stored, text = cursor.fetchone()
+        cursor.execute(f"SELECT count(*) FROM {toast}")  # noqa: S608 - the table's own TOAST relation
+        assert cursor.fetchone()[0] == 0
+    assert text > 4 * 2_032 and stored < text  # past twice the size that went out of the row, compressed
+    assert PoolGame.objects.get(pk=game.pk).state == game.state
