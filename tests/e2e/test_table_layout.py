@@ -445,3 +445,57 @@ def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any
         finally:
             player.close()
             connections.close_all()
+
+
+def test_a_long_name_and_a_hand_of_three_rows_leave_the_piles_clear_on_a_phone(
+    live_server_url: str, browser: Any
+) -> None:
+    """375×740, the worst case the first test meets only when the shuffle deals it: the viewer's
+    name long enough to wrap the site bar, a hand grouped into three rows, every opponent away (a
+    tag on each seat). Failed with 'seat 3 overlaps closed-deck' before the bar cut the name short
+    and a short felt made its piles smaller."""
+    settings = TableSettings.objects.create(
+        name="Six seats 101", format="101", entry_fee=1_000, seats=6, turn_seconds=300, pause_seconds=60
+    )
+    table = Table.objects.create(settings=settings, name="Six seats, long names")
+    users = [make_user(f"p{i}", name) for i, name in enumerate(NAMES)]
+    viewer = users[4]  # Meenakshi S
+
+    def sit_and_group() -> None:  # off Playwright's event loop: joining notifies the server's sockets
+        from tables import play
+
+        for user in users:
+            services.table_join(table_id=table.pk, user=user)
+        state = GameState.from_dict(game_of(table).state)
+        assert state.deal is not None
+        seat = next(i for i, p in enumerate(state.players) if p.id == str(viewer.pk))
+        hand = [c.code for c in state.deal.hands[seat]]
+        groups = [hand[0:3], hand[3:6], hand[6:11], hand[11:12], hand[12:13]]  # 3 + 3, 5 + 1, 1
+        answer = play.game_act(
+            game_id=game_of(table).pk,
+            user=viewer,
+            request_id="rows",
+            action={"type": "arrange", "groups": groups},
+        )
+        assert answer["ok"], answer
+        connections.close_all()
+
+    joiner = threading.Thread(target=sit_and_group)
+    joiner.start()
+    joiner.join()
+    player = Player(browser, live_server_url, "meenakshi@375x740", VIEWPORTS["375x740"])
+    try:
+        player.log_in(viewer)
+        player.goto(f"/tables/{table.pk}/")
+        wait_until(lambda: len(player.page.locator("#groups .group").all()) == 5, "five groups")
+        player.page.locator(".seat-away").first.wait_for()
+        player.page.wait_for_timeout(700)  # the deal's animation
+        result = player.page.evaluate(CHECK)
+        player.shot("layout-375x740-three-rows")
+        assert result["count"] >= 13 + 8, result
+        assert result["problems"] == [] and result["scroll"] == [0, 0], result
+        assert_nav_fits(player.page, "the table at 375x740 with a long name")
+        player.assert_clean()
+    finally:
+        player.close()
+        connections.close_all()
