@@ -27,6 +27,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
+from accounts.boundsql import bound_cursor
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
 
 #: Sent after commit with ``user_id`` when a player may no longer play (suspended, self-excluded,
@@ -136,7 +137,7 @@ def _block_row(user_id: int, session_key: str | None, now: datetime) -> dict[str
     params: list[Any] = [at, at, at, at]
     if with_session:
         params += [session_key, at]
-    with connection.cursor() as cursor:
+    with bound_cursor(connection) as cursor:  # prepared: it runs with every table action
         cursor.execute(_block_sql(with_session), [*params, user_id])
         found = cursor.fetchone()
     if found is None:

@@ -126,6 +126,10 @@ DB_CONN_MAX_AGE = _int("DB_CONN_MAX_AGE", 0)
 #: benchmark did it with 100 open lobbies). A pool bounds them and still saves a connection's setup
 #: per call; a thread waits up to DB_POOL_TIMEOUT seconds for a free connection.
 DB_POOL_SIZE = _int("DB_POOL_SIZE", 0)
+#: PostgreSQL: psycopg prepares a server-bound statement the Nth time a connection runs it (5);
+#: empty turns it off, for a pooler in transaction mode that cannot carry prepared statements.
+_PREPARE = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip()
+DB_PREPARE_THRESHOLD: int | None = int(_PREPARE) if _PREPARE else None
 DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
@@ -246,6 +250,12 @@ elif DB_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"] == "django.db.backends.
         "max_size": DB_POOL_SIZE,
         "timeout": DB_POOL_TIMEOUT,
     }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_PREPARE_THRESHOLD is not None:
+    # Django turns psycopg's prepared statements off (for transaction poolers such as PgBouncer's
+    # before 1.21). Only the server-bound statements of every table action use them
+    # (accounts.boundsql: the block check, the game row's lock, update and event insert); Django's
+    # own cursors bind on the client and are never prepared.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DB_PREPARE_THRESHOLD
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # ---------------------------------------------------------------------------

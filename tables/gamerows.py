@@ -22,10 +22,10 @@ from functools import cache
 from typing import Any
 
 import orjson
-import psycopg
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
+from accounts.boundsql import bound_cursor
 from game_engine.events import Event
 from tables.models import GameEvent, PoolGame
 
@@ -61,20 +61,6 @@ def _prep(field: models.Field[Any, Any], value: Any, db: Any) -> Any:
     if _fast(db) and isinstance(field, models.JSONField):
         return _json_text(value)
     return field.get_db_prep_save(value, db)
-
-
-def _cursor(db: Any) -> Any:
-    """A cursor on the transaction's connection: with server-side binding on PostgreSQL.
-
-    Wrapped as Django wraps its own (``make_cursor``): database errors become Django's
-    (``tables.dbretry`` and the consumers catch those), execute wrappers and query
-    logging (``CaptureQueriesContext``) see these statements too.
-    """
-    if not _fast(db):
-        return db.cursor()
-    db.ensure_connection()
-    raw = psycopg.Cursor(db.connection)
-    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
 
 
 @cache
@@ -146,7 +132,7 @@ def _select_game(game_id: int, lock: str) -> PoolGame:
         if not rows:
             raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
         return rows[0]
-    with _cursor(db) as cursor:
+    with bound_cursor(db) as cursor:
         cursor.execute(_lock_sql(lock), [game_id])
         row = cursor.fetchone()
     if row is None:
@@ -168,7 +154,7 @@ def update_game(game: PoolGame, fields: Sequence[str]) -> None:
     """Write ``fields`` of ``game`` to its row (what ``save(update_fields=...)`` writes)."""
     meta, db = PoolGame._meta, _db()
     params = [_prep(meta.get_field(name), getattr(game, name), db) for name in fields]
-    with _cursor(db) as cursor:
+    with bound_cursor(db) as cursor:
         cursor.execute(_update_sql(tuple(fields), db.vendor), [*params, game.pk])
 
 
@@ -194,6 +180,6 @@ def append_events(
         params += [game_id, deal_number, version, first_seq + i, event.type, data, created]
     count = len(params) // len(_EVENT_FIELDS)
     if count:
-        with _cursor(db) as cursor:
+        with bound_cursor(db) as cursor:
             cursor.execute(_insert_sql(count, db.vendor), params)
     return count

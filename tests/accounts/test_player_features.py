@@ -185,3 +185,32 @@ def test_profile_shows_limits_and_statistics() -> None:
     play.self_exclude(user=asha, period="1d")
     page = _logged_in(asha).get(reverse("profile")).content.decode()
     assert 'id="play-block"' in page and "You have taken a break from play until" in page
+
+
+@pytest.mark.usefixtures("require_postgres")
+def test_the_block_check_every_action_runs_is_planned_once_per_connection() -> None:
+    """``play.play_block`` runs with every table action: its statement is bound on the server, so
+    psycopg prepares it on its connection after a few runs and PostgreSQL stops planning it anew
+    (a client-bound statement is new text each time and is never prepared)."""
+    from django.db import connection
+
+    user = make_player("asha")
+    session = Client()
+    session.force_login(user)
+    key = session.session.session_key
+    for _ in range(6):
+        assert play.play_block(user, session_key=key) is None
+        assert play.play_block(user) is None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert sum('FROM "accounts_suspension"' in sql for sql in prepared) == 2, (
+        prepared
+    )  # with and without the session
+    SelfExclusion.objects.create(
+        user=user,
+        period=SelfExclusion.Period.DAY,
+        starts_at=timezone.now() - timedelta(minutes=1),
+        ends_at=timezone.now() + timedelta(days=1),
+    )
+    assert play.play_block(user) is not None  # the prepared statement sees what changed
