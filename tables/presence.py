@@ -50,8 +50,7 @@ async def arrive(*, table_id: int, user_id: int, consumer: Any) -> bool:
     """A socket of the user (``consumer``) opened at the table; whether it is their first (they came back)."""
     key = _count_key(table_id, user_id)
     try:
-        await cache.aadd(key, 0, timeout=PRESENCE_TTL)
-        count = await cache.aincr(key)
+        count = await _count_in(key)
         await cache.atouch(key, PRESENCE_TTL)
         if count > 1 and not await socket_registry.live_elsewhere_at_table(user_id, table_id, consumer):
             await cache.aset(key, 1, timeout=PRESENCE_TTL)  # the others counted died with their process
@@ -62,6 +61,19 @@ async def arrive(*, table_id: int, user_id: int, consumer: Any) -> bool:
         logger.warning("presence: could not count a socket at table %s: %s", table_id, exc)
         return False
     return bool(count == 1)
+
+
+async def _count_in(key: str) -> int:
+    """The count at ``key`` plus one, made 1 if there is none: the user's socket closing at the same
+    moment (a page reconnecting) deletes the key between any add and increment, and an increment of
+    a missing key raises (it closed the new socket: "Key 'presence:…' not found")."""
+    for _ in range(3):
+        try:
+            return int(await cache.aincr(key))
+        except ValueError:  # no count: this socket is the first one
+            if await cache.aadd(key, 1, timeout=PRESENCE_TTL):
+                return 1
+    return int(await cache.aincr(key))
 
 
 async def depart(*, table_id: int, user_id: int, consumer: Any) -> bool:
