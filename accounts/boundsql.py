@@ -15,6 +15,17 @@ from typing import Any
 import psycopg
 
 
+class _LoggedCursor(psycopg.Cursor):  # type: ignore[type-arg]
+    """For a connection whose queries are logged (``DEBUG``, ``CaptureQueriesContext``): never
+    prepared, since Django reads a statement's text back from the cursor for the log, and psycopg
+    leaves none there when it runs a prepared one (the log would hold ``None``)."""
+
+    def execute(
+        self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: bool | None = None
+    ) -> Any:
+        return super().execute(query, params, prepare=False, binary=binary)
+
+
 def bound_cursor(db: Any) -> Any:
     """A cursor on ``db`` (a Django connection, in its transaction): server-side binding on PostgreSQL.
 
@@ -25,5 +36,6 @@ def bound_cursor(db: Any) -> Any:
     if db.vendor != "postgresql":
         return db.cursor()
     db.ensure_connection()
-    raw = psycopg.Cursor(db.connection)
-    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
+    if db.queries_logged:
+        return db.make_debug_cursor(_LoggedCursor(db.connection))
+    return db.make_cursor(psycopg.Cursor(db.connection))
