@@ -86,8 +86,10 @@ def join_by_form(user: User, table: Table) -> None:
 def join_from_lobby(player: Player, table: Table) -> None:
     """Take a seat as people do: the lobby's tile, its Join button."""
     player.goto("/")
-    player.page.click(f".table-tile[data-table-id='{table.pk}'] .join-btn")
-    player.page.wait_for_url(f"{player.base}/tables/{table.pk}/")
+    # waiting from before the click: a wait begun after it can miss a navigation already done
+    # (a run timed out 30 s on a page that had loaded the table)
+    with player.page.expect_navigation(url=f"{player.base}/tables/{table.pk}/"):
+        player.page.click(f".table-tile[data-table-id='{table.pk}'] .join-btn")
 
 
 def play_practice_now(page: Any, fmt: str, seats: int) -> int:
