@@ -29,20 +29,23 @@ POSTGRES_BACKWARD = [
 ]
 
 
-def _run(statements: list[str]):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor):  # type: ignore[no-untyped-def]
-        if schema_editor.connection.vendor != "postgresql":
-            return
-        for sql in statements:
-            schema_editor.execute(sql)
-        if statements is POSTGRES_FORWARD:
-            try:
-                with transaction.atomic(using=schema_editor.connection.alias):
-                    schema_editor.execute(LZ4)
-            except DatabaseError:
-                pass
+def forward(apps, schema_editor):  # type: ignore[no-untyped-def]
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for sql in POSTGRES_FORWARD:
+        schema_editor.execute(sql)
+    try:
+        with transaction.atomic(using=schema_editor.connection.alias):
+            schema_editor.execute(LZ4)
+    except DatabaseError:
+        pass  # a server built without lz4 keeps pglz
 
-    return run
+
+def backward(apps, schema_editor):  # type: ignore[no-untyped-def]
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for sql in POSTGRES_BACKWARD:
+        schema_editor.execute(sql)
 
 
 class Migration(migrations.Migration):
@@ -54,5 +57,5 @@ class Migration(migrations.Migration):
             name="deadline_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
-        migrations.RunPython(_run(POSTGRES_FORWARD), _run(POSTGRES_BACKWARD)),
+        migrations.RunPython(forward, backward),
     ]
