@@ -144,6 +144,38 @@ export function Hand({ s, t, me, summary }) {
   </section>`;
 }
 
+/** The fanning steps tried, in px, while the hand's groups take more than two rows: a card shows at
+ * least its index (a "10" and its suit at a phone's size are 17 px wide). */
+const FIT_STEPS = [21, 19, 17];
+
+/** @param {HTMLElement} el @returns {number} how many rows the groups wrap to */
+const rowsOf = (el) => new Set(Array.from(el.children, (c) => /** @type {HTMLElement} */ (c).offsetTop)).size;
+
+/**
+ * Keep the hand to two rows (a phone's felt is what the hand leaves of the screen, and a third row
+ * pushed its seats over the piles): where the groups wrap to a third, the cards fan tighter, then the
+ * groups' frames slim and their labels give way to the cards (the group's spoken name keeps the
+ * whole verdict), and last the cards are drawn at a sideways phone's size. Measured only when the
+ * hand's cards, its labels or the window changed, not at every tick of the clock.
+ */
+export function fitHand() {
+  const el = document.getElementById("groups");
+  if (!el) return;
+  const key = el.textContent + "@" + window.innerWidth + "x" + window.innerHeight;
+  if (el.dataset.fitted === key) return;
+  el.dataset.fitted = key;
+  el.style.removeProperty("--card-step");
+  delete el.dataset.fit;
+  for (const step of FIT_STEPS) {
+    if (rowsOf(el) <= 2) return;
+    el.style.setProperty("--card-step", step + "px");
+  }
+  for (const fit of ["slim", "small"]) {
+    if (rowsOf(el) <= 2) return;
+    el.dataset.fit = fit;
+  }
+}
+
 /** @type {WeakMap<Element, Sortable>} the Sortable made on each element */
 const sortables = new WeakMap();
 

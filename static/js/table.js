@@ -20,7 +20,7 @@
 // socket; nothing that handles a message builds HTML. Player names are text nodes, never markup.
 import { html, render } from "../vendor/htm-preact/standalone.module.js";
 import { TableSocket } from "./socket.js";
-import { wireSortables } from "./hand.js";
+import { fitHand, wireSortables } from "./hand.js";
 import { isMuted, play } from "./sounds.js";
 import { newClientSeed } from "./fairness.js";
 import { readConfig } from "./table/config.js";
@@ -52,6 +52,7 @@ if (root && cfg) {
   const ui = createUi(S, () => {
     render(html`<${App} s=${S} t=${ctrl} joinSeed=${joinSeed} />`, root);
     wireSortables(ctrl);
+    fitHand();
   });
   const verdicts = createVerdicts((groups, wild) => socket.evaluate(groups, wild), () => ui.paint());
 
@@ -88,6 +89,7 @@ if (root && cfg) {
   });
   watchKeys(S, ctrl);
   ui.watchPointer(root);
+  window.addEventListener("resize", () => ui.paint()); // the hand is fitted to the window's width
   // test hook: a read-only look at what the page knows (never more than the server sent)
   window.rummyTable = { state: S, send: moves.act, socket };
 

@@ -57,9 +57,12 @@ CHECK = """
         out.problems.push(name + ' is outside the viewport ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
         continue;
       }
-      const x = r.left + r.width / 2, y = r.top + r.height / 2;
-      const hit = document.elementFromPoint(x, y);
-      if (!hit || !(hit === el || el.contains(hit))) {
+      // a card in the hand may be tapped on the strip its fan shows (its index, at least 17 px wide)
+      const y = r.top + r.height / 2, xs = [r.left + r.width / 2];
+      if (s === '#groups .card') xs.push(r.left + Math.min(r.width / 2, 8));
+      const hits = xs.map((x) => document.elementFromPoint(x, y));
+      const hit = hits[0];
+      if (!hits.some((h) => h && (h === el || el.contains(h)))) {
         out.problems.push(name + ' is covered at its centre by ' + (hit ? hit.outerHTML.slice(0, 80) : 'nothing'));
       }
     }
@@ -447,13 +450,31 @@ def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any
             connections.close_all()
 
 
-def test_a_long_name_and_a_hand_of_three_rows_leave_the_piles_clear_on_a_phone(
-    live_server_url: str, browser: Any
+#: How the viewer's 13 cards are grouped: the first wrapped to three rows at a phone's width before the
+#: hand was fitted, the second to four, the third (a card in each group) to five.
+GROUPINGS = {"five-groups": [3, 3, 5, 1, 1], "eight-groups": [2, 2, 2, 2, 2, 1, 1, 1], "singles": [1] * 13}
+
+#: The rows the hand's groups take, and the fanning step its cards were given.
+HAND_ROWS = """
+() => {
+  const el = document.getElementById('groups');
+  const tops = new Set(Array.from(el.children, (c) => c.getBoundingClientRect().top));
+  const cards = Array.from(el.querySelectorAll('.group-cards .card + .card'));
+  const steps = cards.map((c) => c.getBoundingClientRect().left - c.previousElementSibling.getBoundingClientRect().left);
+  return {rows: tops.size, step: steps.length ? Math.min(...steps) : null};
+}
+"""
+
+
+@pytest.mark.parametrize("grouping", list(GROUPINGS))
+def test_a_long_name_and_a_hand_in_many_groups_leave_the_piles_clear_on_a_phone(
+    live_server_url: str, browser: Any, grouping: str
 ) -> None:
     """375×740, the worst case the first test meets only when the shuffle deals it: the viewer's
-    name long enough to wrap the site bar, a hand grouped into three rows, every opponent away (a
-    tag on each seat). Failed with 'seat 3 overlaps closed-deck' before the bar cut the name short
-    and a short felt made its piles smaller."""
+    name long enough to wrap the site bar, a hand in many groups, every opponent away (a tag on
+    each seat). Failed with 'seat 3 overlaps closed-deck' before the bar cut the name short and a
+    short felt made its piles smaller; the groups wrapped to three rows and more before the hand was
+    fitted to two (`fitHand` in static/js/hand.js), each card still showing its index."""
     settings = TableSettings.objects.create(
         name="Six seats 101", format="101", entry_fee=1_000, seats=6, turn_seconds=300, pause_seconds=60
     )
@@ -470,7 +491,10 @@ def test_a_long_name_and_a_hand_of_three_rows_leave_the_piles_clear_on_a_phone(
         assert state.deal is not None
         seat = next(i for i, p in enumerate(state.players) if p.id == str(viewer.pk))
         hand = [c.code for c in state.deal.hands[seat]]
-        groups = [hand[0:3], hand[3:6], hand[6:11], hand[11:12], hand[12:13]]  # 3 + 3, 5 + 1, 1
+        groups, start = [], 0
+        for size in GROUPINGS[grouping]:
+            groups.append(hand[start : start + size])
+            start += size
         answer = play.game_act(
             game_id=game_of(table).pk,
             user=viewer,
@@ -487,11 +511,15 @@ def test_a_long_name_and_a_hand_of_three_rows_leave_the_piles_clear_on_a_phone(
     try:
         player.log_in(viewer)
         player.goto(f"/tables/{table.pk}/")
-        wait_until(lambda: len(player.page.locator("#groups .group").all()) == 5, "five groups")
+        wanted = len(GROUPINGS[grouping])
+        wait_until(lambda: len(player.page.locator("#groups .group").all()) == wanted, f"{wanted} groups")
         player.page.locator(".seat-away").first.wait_for()
         player.page.wait_for_timeout(700)  # the deal's animation
         result = player.page.evaluate(CHECK)
-        player.shot("layout-375x740-three-rows")
+        player.shot(f"layout-375x740-{grouping}")
+        rows = player.page.evaluate(HAND_ROWS)
+        assert rows["rows"] <= 2, rows
+        assert rows["step"] is None or rows["step"] >= 17, rows
         assert result["count"] >= 13 + 8, result
         assert result["problems"] == [] and result["scroll"] == [0, 0], result
         assert_nav_fits(player.page, "the table at 375x740 with a long name")
