@@ -27,7 +27,7 @@ import pytest
 from django.db import connections
 
 from tests.e2e.conftest import DESKTOP, browser, live_server_url  # noqa: F401 - fixtures
-from tests.e2e.pages import Player, game_of, make_user, wait_until
+from tests.e2e.pages import CARD_SPOT, Player, game_of, make_user, wait_until
 from tests.e2e.test_table_journeys import join_from_lobby, pool_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -72,13 +72,13 @@ def _play_turn(player: Player, first_of_deal: bool, turn_no: int) -> int:
         page.wait_for_timeout(500)
     if turn_no % 2 == 1:
         cards = page.locator("#groups .card")
-        cards.nth(0).click()
-        cards.nth(1).click()
+        cards.nth(0).click(position=CARD_SPOT)
+        cards.nth(1).click(position=CARD_SPOT)
         page.click("#btn-group:not([disabled])")
         gestures += 1
         page.wait_for_timeout(500)
     last = player.hand_dom()[-1][-1]
-    page.click(f"#groups .card[data-code='{last}']")
+    page.click(f"#groups .card[data-code='{last}']", position=CARD_SPOT)
     page.click("#btn-discard:not([disabled])")
     wait_until(lambda: len(player.hand()) == before, f"{player.name}'s discard")
     page.wait_for_timeout(400)

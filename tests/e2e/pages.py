@@ -24,6 +24,9 @@ from tests.helpers import session_cookie
 PASSWORD = "felt-and-cards-2026"
 #: Playwright's timeout: generous, as the suite's workers share a small machine (waits end when met).
 TIMEOUT = 30_000
+#: Where a player taps a card of their hand: on its index, the strip the fan always shows (a phone's
+#: hand in many groups fans its cards tighter, static/js/hand.js fitHand, so the next card covers the middle).
+CARD_SPOT = {"x": 8, "y": 20}
 VIEWPORTS: dict[str, dict[str, Any]] = {
     "1920x1080": {"viewport": {"width": 1920, "height": 1080}},
     "1366x768": {"viewport": {"width": 1366, "height": 768}},  # the commonest laptop screen
@@ -213,7 +216,7 @@ class Player:
         wait_until(lambda: len(self.hand()) == before + 1, f"{self.name}'s drawn card")
         page.wait_for_selector("#groups .card.fresh")
         code = str(page.get_attribute("#groups .card.fresh", "data-code"))
-        page.click("#groups .card.fresh")
+        page.click("#groups .card.fresh", position=CARD_SPOT)
         page.click("#btn-discard:not([disabled])")
         wait_until(lambda: len(self.hand()) == before, f"{self.name}'s discard")
         return code
@@ -228,9 +231,10 @@ class Player:
             self.page.wait_for_timeout(100)
         assert src and dst, "nothing to drag or nowhere to drop"
         mouse = self.page.mouse
-        mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+        grab_x = src["x"] + min(CARD_SPOT["x"], src["width"] / 2)  # a card is held by its index
+        mouse.move(grab_x, src["y"] + src["height"] / 2)
         mouse.down()
-        mouse.move(src["x"] + src["width"] / 2 + 8, src["y"] + src["height"] / 2 + 8, steps=4)
+        mouse.move(grab_x + 8, src["y"] + src["height"] / 2 + 8, steps=4)
         x = dst["x"] + (dst["width"] - 5 if to_end else dst["width"] / 2)
         y = dst["y"] + dst["height"] / 2
         mouse.move(x, y, steps=14)

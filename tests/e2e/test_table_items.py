@@ -20,7 +20,7 @@ from accounts.models import User
 from game_engine.game import GameState
 from tables.models import PoolGame, Table
 from tests.e2e.conftest import DESKTOP
-from tests.e2e.pages import Player, play_practice_now, wait_until
+from tests.e2e.pages import CARD_SPOT, Player, play_practice_now, wait_until
 from tests.e2e.stacking import stack_game
 from tests.e2e.test_practice_and_names import in_thread
 from tests.tables.conftest import make_player, make_table
@@ -245,7 +245,7 @@ def test_an_eliminated_player_is_told_why_and_watches_from_a_seat_marked_out(
         page = asha.page
         page.click("#closed-deck.can")
         wait_until(lambda: len(asha.hand()) == 14, "the drawn card")
-        page.click("#groups .card.fresh")
+        page.click("#groups .card.fresh", position=CARD_SPOT)
         page.click("#btn-finish:not([disabled])")
         page.click("#declare-confirm:not([disabled])")  # "Declare anyway": a wrong show, 60 points
 

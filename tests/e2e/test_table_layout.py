@@ -31,7 +31,16 @@ from django.db import connections
 from game_engine.game import GameState
 from tables import services
 from tables.models import PoolGame, Table, TableSettings
-from tests.e2e.pages import NAV_CHECK, VIEWPORTS, Player, assert_nav_fits, game_of, make_user, wait_until
+from tests.e2e.pages import (
+    CARD_SPOT,
+    NAV_CHECK,
+    VIEWPORTS,
+    Player,
+    assert_nav_fits,
+    game_of,
+    make_user,
+    wait_until,
+)
 from tests.e2e.stacking import stack_game
 from tests.e2e.test_table_play import ASHA_HAND, CUT, OPEN_CARD, RAVI_HAND
 
@@ -156,7 +165,7 @@ def test_every_control_is_on_screen_and_uncovered(live_server_url: str, browser:
                     player.page.click("#closed-deck")
                     wait_until(lambda p=player: len(p.hand()) == 14, "the drawn card")  # type: ignore[misc]
                 if cards == 14:
-                    player.page.click("#groups .group:first-child .card:first-child")
+                    player.page.click("#groups .group:first-child .card:first-child", position=CARD_SPOT)
                 check_layout(player, size, cards)
                 player.assert_clean()
                 player.close()
@@ -432,8 +441,8 @@ def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any
             page.wait_for_timeout(700)  # the deal's animation
             before = player.hand_dom()
             picked = [before[0][0], before[1][0]]
-            page.tap(f"#groups .group:nth-child(1) .card[data-code='{picked[0]}']")
-            page.tap(f"#groups .group:nth-child(2) .card[data-code='{picked[1]}']")
+            page.tap(f"#groups .group:nth-child(1) .card[data-code='{picked[0]}']", position=CARD_SPOT)
+            page.tap(f"#groups .group:nth-child(2) .card[data-code='{picked[1]}']", position=CARD_SPOT)
             page.wait_for_selector("#btn-group:not([disabled]) >> text=Group (2)")
             problems = visible_problems(player, size, "cards selected", [*TABLE_ITEMS, ("#btn-group", False)])
             assert problems == [], problems

@@ -39,7 +39,7 @@ from game_engine.game import GameState
 from tables.models import Deal, PoolGame, Table, TableSettings
 from tests.e2e import pages
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import Player, game_of, wait_until
+from tests.e2e.pages import CARD_SPOT, Player, game_of, wait_until
 from tests.e2e.stacking import stack_game
 from tests.helpers import card_lists
 
@@ -265,7 +265,7 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     asha.shot("table-desktop")
     record()
     assert_dom_holds_only_public_cards(asha, state_of(pool_table), 0)
-    page.click("#groups .card[data-code='KD']")
+    page.click("#groups .card[data-code='KD']", position=CARD_SPOT)
     page.click("#btn-discard")
     page.wait_for_selector("#open-pile .card.top[data-code='KD']")
     wait_until(lambda: not any("KD" in g for g in asha.hand_dom()), "KD to leave the hand")
