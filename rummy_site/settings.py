@@ -133,6 +133,13 @@ DB_PREPARE_THRESHOLD: int | None = int(_PREPARE) if _PREPARE else None
 DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
+#: The ASGI server's collector thresholds (``gc.set_threshold``: new objects before a young
+#: collection, young collections before a middle one, middle before a full one). Python's
+#: (700, 10, 10) ran a full collection every few seconds under load, each walking every live
+#: socket's objects for 240-360 ms with the event loop stopped: the 300-table benchmark's p95 and
+#: p99 were those pauses. Empty keeps Python's.
+_GC = os.environ.get("GC_THRESHOLDS", "50000,20,100").strip()
+GC_THRESHOLDS: tuple[int, ...] | None = tuple(int(x) for x in _GC.split(",")) if _GC else None
 #: Messages a second one socket may send (bursts of WS_MESSAGE_BURST); past that, errors, then a close (4429).
 WS_MESSAGES_PER_SECOND = _int("WS_MESSAGES_PER_SECOND", 10)
 WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)

@@ -134,3 +134,25 @@ with connection.cursor() as c:
     assert result.returncode == 0, result.stderr
     # both moves counted, neither refused: the second read the first's write
     assert result.stdout.strip() == "2 []", result.stdout
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [(None, "(50000, 20, 100)"), ("1000,5,7", "(1000, 5, 7)"), ("", "(700, 10, 10)")],
+)
+def test_the_asgi_server_collects_garbage_as_gc_thresholds_says(setting: str | None, expected: str) -> None:
+    """A server process sets its collector's thresholds from ``GC_THRESHOLDS`` (bench/load/README.md:
+    with Python's, full collections every few seconds stopped the event loop 240-360 ms each)."""
+    env = _prod_env(SECRET_KEY="z" * 60, RUMMY_EMBEDDED_WORKER="0")
+    env.pop("GC_THRESHOLDS", None)
+    if setting is not None:
+        env["GC_THRESHOLDS"] = setting
+    result = subprocess.run(
+        [sys.executable, "-c", "import gc, rummy_site.asgi; print(gc.get_threshold())"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == expected, result.stderr
