@@ -19,6 +19,13 @@ def _run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[
     )
 
 
+def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``code`` run by this Python in a process of its own, in the checkout, with ``env``."""
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
 def _prod_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
     env.update({"DJANGO_SETTINGS_MODULE": "rummy_site.settings", "ALLOWED_HOSTS": "rummy.example.com"})
@@ -44,14 +51,7 @@ def test_production_cookies_are_secure() -> None:
         "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.DEBUG)"
     )
     env = _prod_env(SECRET_KEY="y" * 60)
-    result = subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _python(f"import django; django.setup(); {code}", env)
     assert result.stdout.split() == ["True", "True", "False"], result.stderr
 
 
@@ -72,18 +72,9 @@ def test_x_forwarded_proto_is_trusted_only_when_told(trust: str | None, expected
     env.pop("TRUST_X_FORWARDED_PROTO", None)
     if trust is not None:
         env["TRUST_X_FORWARDED_PROTO"] = trust
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from django.conf import settings as s; "
-            "print(s.SECURE_PROXY_SSL_HEADER)",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = _python(
+        "import django; django.setup(); from django.conf import settings as s; print(s.SECURE_PROXY_SSL_HEADER)",
+        env,
     )
     assert result.stdout.strip() == expected, result.stderr
 
@@ -147,12 +138,5 @@ def test_the_asgi_server_collects_garbage_as_gc_thresholds_says(setting: str | N
     env.pop("GC_THRESHOLDS", None)
     if setting is not None:
         env["GC_THRESHOLDS"] = setting
-    result = subprocess.run(
-        [sys.executable, "-c", "import gc, rummy_site.asgi; print(gc.get_threshold())"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _python("import gc, rummy_site.asgi; print(gc.get_threshold())", env)
     assert result.stdout.strip() == expected, result.stderr
