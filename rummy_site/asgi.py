@@ -40,7 +40,8 @@ if settings.CELERY_IN_PROCESS and os.environ.get("RUMMY_EMBEDDED_WORKER", "1") =
 # Everything loaded so far lives as long as the process: out of the collector's way, so
 # that its full collections walk only the objects of live connections and games (the
 # load benchmark's p99 at 200 tables fell from about 200 ms to about 150 ms); and those come
-# seldom (settings.GC_THRESHOLDS: at 300 tables p99 687 -> 145 ms, bench/load/README.md).
+# seldom (settings.GC_THRESHOLDS: at 300 tables p99 2348 and 2249 -> 717 and 633 ms, interleaved runs in
+# bench/load/README.md).
 if settings.GC_THRESHOLDS:
     gc.set_threshold(*settings.GC_THRESHOLDS)
 gc.freeze()

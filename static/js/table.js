@@ -89,7 +89,7 @@ if (root && cfg) {
   });
   watchKeys(S, ctrl);
   ui.watchPointer(root);
-  window.addEventListener("resize", () => ui.paint()); // the hand is fitted to the window's width
+  window.addEventListener("resize", fitHand); // the hand is fitted to the window: the DOM alone, no render
   // test hook: a read-only look at what the page knows (never more than the server sent)
   window.rummyTable = { state: S, send: moves.act, socket };
 
