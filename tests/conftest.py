@@ -73,11 +73,10 @@ def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pyte
 
 @pytest.fixture(autouse=True)
 def _no_browser_server_behind(request: pytest.FixtureRequest) -> None:
-    """A test that does not use the browser tests' server runs with none (``tests/e2e/shared.py``)."""
+    """A test that does not use the browser tests' server or browser runs with neither (``tests/e2e/shared.py``)."""
     from tests.e2e import shared
 
-    if "live_server_url" not in request.fixturenames:
-        shared.stop()
+    shared.stop_unless_used(request.fixturenames)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

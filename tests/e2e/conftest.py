@@ -9,6 +9,7 @@ only sees committed rows.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import socket
@@ -229,7 +230,7 @@ class _Server:
 @pytest.fixture(scope="session")
 def _server(django_db_setup: None, django_db_blocker: Any) -> Iterator[_Server]:
     server = _Server()
-    shared.STOP.append(server.stop)
+    shared.STOP.append(("live_server_url", server.stop))
     SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
     SERVER_LOG.write_text("")
     try:
@@ -278,19 +279,74 @@ def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:
         time.sleep(0.1)
 
 
+class _Chromium:
+    """This worker's Chromium, kept across its browser tests (a launch with Playwright's driver costs
+    about a second of CPU, some fifty times in a run); each test's contexts are its own and closed
+    after it. Stopped before any test that does not use it (``tests/e2e/shared.py``).
+
+    Playwright's sync API marks its event loop as running in this thread (``asyncio``'s running
+    loop) and leaves it so between its calls. Between tests it is unmarked (``pause``), so the next
+    test's fixtures (making its rows, which notify through ``async_to_sync``) run as plain code, and
+    marked again when a test gets the browser, as Playwright's driver greenlet expects.
+    """
+
+    def __init__(self) -> None:
+        self.playwright: Any = None
+        self.browser: Any = None
+
+    def get(self) -> Any:
+        if self.browser is not None:
+            asyncio._set_running_loop(self.playwright._loop)
+            if self.browser.is_connected():
+                return self.browser
+        self.stop()
+        from playwright.sync_api import sync_playwright
+
+        self.playwright = sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        return self.browser
+
+    def pause(self) -> None:
+        """After a test: its contexts closed (the next starts with none), the loop unmarked."""
+        if self.browser is None:
+            return
+        try:
+            if self.browser.is_connected():
+                for context in self.browser.contexts:
+                    context.close()
+        finally:
+            asyncio._set_running_loop(None)
+
+    def stop(self) -> None:
+        if self.browser is None:
+            return
+        asyncio._set_running_loop(self.playwright._loop)
+        try:
+            self.browser.close()
+            self.playwright.stop()
+        finally:
+            self.browser = self.playwright = None
+            asyncio._set_running_loop(None)
+
+
+_CHROMIUM = _Chromium()
+shared.STOP.append(("browser", _CHROMIUM.stop))
+
+
 @pytest.fixture
 def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium (scripts/test does it)")
-    from playwright.sync_api import sync_playwright
-
     # Playwright's sync API keeps an event loop in this thread; the test's own ORM
     # calls (arranging the deal, reading the state) are plain synchronous code.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    try:
+        yield _CHROMIUM.get()
+    finally:
+        _CHROMIUM.pause()
 
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _CHROMIUM.stop()
