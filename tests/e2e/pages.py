@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from accounts.models import User
 from accounts.services import user_signed_up
@@ -216,7 +217,17 @@ class Player:
         wait_until(lambda: len(self.hand()) == before + 1, f"{self.name}'s drawn card")
         page.wait_for_selector("#groups .card.fresh")
         code = str(page.get_attribute("#groups .card.fresh", "data-code"))
-        page.click("#groups .card.fresh", position=CARD_SPOT)
+        for _ in range(
+            3
+        ):  # a tap while the hand is refitted to its rows can miss: tap again, as a player does
+            page.click("#groups .card.fresh", position=CARD_SPOT)
+            try:
+                page.wait_for_selector("#groups .card.fresh.selected", timeout=5_000)
+                break
+            except PlaywrightTimeoutError:
+                assert not page.query_selector("#groups .card.selected"), (
+                    f"{self.name}: another card was selected"
+                )
         page.click("#btn-discard:not([disabled])")
         wait_until(lambda: len(self.hand()) == before, f"{self.name}'s discard")
         return code
