@@ -217,9 +217,8 @@ class Player:
         wait_until(lambda: len(self.hand()) == before + 1, f"{self.name}'s drawn card")
         page.wait_for_selector("#groups .card.fresh")
         code = str(page.get_attribute("#groups .card.fresh", "data-code"))
-        for _ in range(
-            3
-        ):  # a tap while the hand is refitted to its rows can miss: tap again, as a player does
+        # a tap while the hand is refitted to its rows can miss: tap again, as a player does
+        for _ in range(3):
             page.click("#groups .card.fresh", position=CARD_SPOT)
             try:
                 page.wait_for_selector("#groups .card.fresh.selected", timeout=5_000)
