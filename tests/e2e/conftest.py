@@ -10,6 +10,7 @@ only sees committed rows.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -322,9 +323,12 @@ class _Chromium:
     def stop(self) -> None:
         if self.browser is None:
             return
+        from playwright.sync_api import Error
+
         asyncio._set_running_loop(self.playwright._loop)
         try:
-            self.browser.close()
+            with contextlib.suppress(Error):  # a browser that crashed is gone already
+                self.browser.close()
             self.playwright.stop()
         finally:
             self.browser = self.playwright = None

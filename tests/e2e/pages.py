@@ -227,6 +227,8 @@ class Player:
                 assert not page.query_selector("#groups .card.selected"), (
                     f"{self.name}: another card was selected"
                 )
+        else:
+            raise AssertionError(f"{self.name}: three taps on the drawn card {code} did not select it")
         page.click("#btn-discard:not([disabled])")
         wait_until(lambda: len(self.hand()) == before, f"{self.name}'s discard")
         return code
