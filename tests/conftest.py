@@ -72,7 +72,7 @@ def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pyte
 
 
 @pytest.fixture(autouse=True)
-def _no_browser_server_behind(request: pytest.FixtureRequest) -> None:
+def _no_browser_test_kit_behind(request: pytest.FixtureRequest) -> None:
     """A test that does not use the browser tests' server or browser runs with neither (``tests/e2e/shared.py``)."""
     from tests.e2e import shared
 

@@ -13,17 +13,20 @@ from tests.conftest import IN_CI
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """This Python with ``args``, in a process of its own, in the checkout, with ``env``."""
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
+
+
+def _run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return _run("manage.py", *args, env=env, timeout=120)
 
 
 def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """``code`` run by this Python in a process of its own, in the checkout, with ``env``."""
-    return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    return _run("-c", code, env=env)
 
 
 def _prod_env(**extra: str) -> dict[str, str]:
@@ -119,9 +122,7 @@ with connection.cursor() as c:
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
         DEBUG="1",
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    result = _python(code, env)
     assert result.returncode == 0, result.stderr
     # both moves counted, neither refused: the second read the first's write
     assert result.stdout.strip() == "2 []", result.stdout
