@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from django.db import connections
 
+from accounts.models import User
 from game_engine.game import GameState
 from tables import services
 from tables.models import PoolGame, Table, TableSettings
@@ -475,15 +476,9 @@ HAND_ROWS = """
 """
 
 
-@pytest.mark.parametrize("grouping", list(GROUPINGS))
-def test_a_long_name_and_a_hand_in_many_groups_leave_the_piles_clear_on_a_phone(
-    live_server_url: str, browser: Any, grouping: str
-) -> None:
-    """375×740, the worst case the first test meets only when the shuffle deals it: the viewer's
-    name long enough to wrap the site bar, a hand in many groups, every opponent away (a tag on
-    each seat). Failed with 'seat 3 overlaps closed-deck' before the bar cut the name short and a
-    short felt made its piles smaller; the groups wrapped to three rows and more before the hand was
-    fitted to two (`fitHand` in static/js/hand.js), each card still showing its index."""
+def _six_seats_with_a_grouped_hand(grouping: str) -> tuple[Table, User]:
+    """Six long names at a running six-seat table; the viewer (Meenakshi S) has grouped the hand
+    dealt to them as ``GROUPINGS[grouping]`` says, as their arrangement earlier in the deal would be."""
     settings = TableSettings.objects.create(
         name="Six seats 101", format="101", entry_fee=1_000, seats=6, turn_seconds=300, pause_seconds=60
     )
@@ -516,6 +511,19 @@ def test_a_long_name_and_a_hand_in_many_groups_leave_the_piles_clear_on_a_phone(
     joiner = threading.Thread(target=sit_and_group)
     joiner.start()
     joiner.join()
+    return table, viewer
+
+
+@pytest.mark.parametrize("grouping", list(GROUPINGS))
+def test_a_long_name_and_a_hand_in_many_groups_leave_the_piles_clear_on_a_phone(
+    live_server_url: str, browser: Any, grouping: str
+) -> None:
+    """375×740, the worst case the first test meets only when the shuffle deals it: the viewer's
+    name long enough to wrap the site bar, a hand in many groups, every opponent away (a tag on
+    each seat). Failed with 'seat 3 overlaps closed-deck' before the bar cut the name short and a
+    short felt made its piles smaller; the groups wrapped to three rows and more before the hand was
+    fitted to two (`fitHand` in static/js/hand.js), each card still showing its index."""
+    table, viewer = _six_seats_with_a_grouped_hand(grouping)
     player = Player(browser, live_server_url, "meenakshi@375x740", VIEWPORTS["375x740"])
     try:
         player.log_in(viewer)
@@ -532,6 +540,36 @@ def test_a_long_name_and_a_hand_in_many_groups_leave_the_piles_clear_on_a_phone(
         assert result["count"] >= 13 + 8, result
         assert result["problems"] == [] and result["scroll"] == [0, 0], result
         assert_nav_fits(player.page, "the table at 375x740 with a long name")
+        player.assert_clean()
+    finally:
+        player.close()
+        connections.close_all()
+
+
+def test_a_phone_turned_upright_and_back_refits_the_hand_to_two_rows(
+    live_server_url: str, browser: Any
+) -> None:
+    """The hand is fitted to the window it is in (``fitHand``, keyed on the hand's text and the window's
+    size, run on a resize and after each repaint): a phone held sideways shows eight groups in two rows
+    with room to spare; turned upright the same groups took three rows when the fit was keyed on the
+    text alone (asserted failing so); turned back, the piles and seats are clear again."""
+    table, viewer = _six_seats_with_a_grouped_hand("eight-groups")
+    player = Player(browser, live_server_url, "meenakshi@740x360", VIEWPORTS["740x360"])
+    page = player.page
+    try:
+        player.log_in(viewer)
+        player.goto(f"/tables/{table.pk}/")
+        wait_until(lambda: len(page.locator("#groups .group").all()) == 8, "8 groups")
+        page.wait_for_timeout(700)  # the deal's animation
+        for width, height in ((375, 740), (740, 360)):
+            page.set_viewport_size({"width": width, "height": height})  # the phone turned
+            page.wait_for_timeout(300)
+            rows = page.evaluate(HAND_ROWS)
+            assert rows["rows"] <= 2, (width, height, rows)
+            assert rows["step"] is None or rows["step"] >= 17, (width, height, rows)
+            result = page.evaluate(CHECK)
+            assert result["problems"] == [] and result["scroll"] == [0, 0], (width, height, result)
+            player.shot(f"layout-turned-{width}x{height}")
         player.assert_clean()
     finally:
         player.close()
