@@ -129,13 +129,17 @@ class _Session:
         self.table, self.game, self.users = _started()
         self.stranger = make_player("stranger")
         self.pages: dict[int, WebsocketCommunicator] = {}
+        #: each user's session cookie, made once: every example opens new sockets, logged in by it
+        self.cookies: dict[int, bytes] = {}
         self.sent = 0
         #: The game as it was after the last accepted message (nothing else moves it: no timers run here).
         self.known: tuple[Any, ...] | None = None
 
     async def page(self, user: User) -> WebsocketCommunicator:
         if user.pk not in self.pages:
-            cookie = (await sync_to_async(session_cookie)(user)).encode()
+            if user.pk not in self.cookies:
+                self.cookies[user.pk] = (await sync_to_async(session_cookie)(user)).encode()
+            cookie = self.cookies[user.pk]
             page = WebsocketCommunicator(
                 application, f"/ws/tables/{self.table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
             )
