@@ -81,7 +81,7 @@ function fetchRows(ids) {
 /** @param {TableRow[]} rows @param {Set<number> | null} changed the tiles to flash (null: none) */
 function paint(rows, changed) {
   const box = /** @type {HTMLElement} */ (grid);
-  if (first) { box.textContent = ""; first = false; } // the server's tiles give way to the live ones
+  if (first) { box.textContent = ""; first = false; box.dataset.live = "1"; } // the server's tiles give way to the live ones
   shown = rows;
   render(html`<${Tiles} rows=${rows} csrf=${box.dataset.csrf || ""} />`, box);
   /** @type {NodeListOf<HTMLElement>} */ (box.querySelectorAll(".table-tile")).forEach((node) => {

@@ -90,6 +90,9 @@ def join_by_form(user: User, table: Table) -> None:
 def join_from_lobby(player: Player, table: Table) -> None:
     """Take a seat as people do: the lobby's tile, its Join button."""
     player.goto("/")
+    # the page's first list replaces the server's tiles (``data-live`` then): a click on a tile as
+    # it is replaced can be lost (a run waited 30 s for a navigation whose join was never posted)
+    player.page.wait_for_selector("#lobby-tables[data-live]")
     # waiting from before the click: a wait begun after it can miss a navigation already done
     # (a run timed out 30 s on a page that had loaded the table)
     with player.page.expect_navigation(url=f"{player.base}/tables/{table.pk}/"):
