@@ -30,14 +30,11 @@ def _features_our_renderers_run_without() -> set[str]:
                 pid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue  # gone meanwhile
-        if pid == os.getpid():
-            found.update(
-                *(
-                    a.split("=", 1)[1].split(",")
-                    for a in command.split()
-                    if a.startswith("--disable-features=")
-                )
-            )
+        if pid != os.getpid():
+            continue
+        for arg in command.split():
+            if arg.startswith("--disable-features="):
+                found.update(arg.split("=", 1)[1].split(","))
     return found
 
 

@@ -464,7 +464,6 @@ def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any
 #: hand was fitted, the second to four, the third (a card in each group) to five.
 GROUPINGS = {"five-groups": [3, 3, 5, 1, 1], "eight-groups": [2, 2, 2, 2, 2, 1, 1, 1], "singles": [1] * 13}
 
-
 #: The rows the hand's groups take, and the fanning step its cards were given.
 HAND_ROWS = """
 () => {
@@ -599,10 +598,8 @@ def test_a_selected_card_leaves_the_next_cards_index_in_view_on_a_phone(
         page.wait_for_timeout(300)  # the raise's transition
         rows = page.evaluate(HAND_ROWS)
         width = page.evaluate("document.querySelector('#groups .card').getBoundingClientRect().width")
-        assert rows["step"] is not None and rows["step"] < width / 2, (
-            rows,
-            width,
-        )  # else this proves nothing
+        # a fan tighter than half a card, or this proves nothing
+        assert rows["step"] is not None and rows["step"] < width / 2, (rows, width)
         cards = [p for p in page.evaluate(CHECK)["problems"] if p.startswith("#groups .card")]
         assert cards == []
         player.shot("layout-selected-card-360x740")
