@@ -160,6 +160,9 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         )
         assert len(labels) == 13 and "ace of spades" in labels and "seven of diamonds" in labels, labels
         assert page.evaluate(CURSOR) == "AS"
+        # the keyboard's card is ringed (a tap's is not: tests/e2e/test_table_layout.py)
+        ring = page.eval_on_selector("#groups .card.cursor", "c => getComputedStyle(c).outlineStyle")
+        assert ring == "solid", ring
         ravi_labels = rp.eval_on_selector_all(
             "#groups [role=option]", "os => os.map(o => o.querySelector('.sr-only').textContent)"
         )

@@ -593,7 +593,7 @@ def test_a_selected_card_leaves_the_next_cards_index_in_view_on_a_phone(
         player.open_table(viewer, table.pk)
         wait_until(lambda: len(page.locator("#groups .group").all()) == 5, "five groups")
         page.wait_for_timeout(700)  # the deal's animation
-        page.click("#groups .group:first-child .card:first-child", position=CARD_SPOT)
+        page.tap("#groups .group:first-child .card:first-child", position=CARD_SPOT)  # a phone: a finger
         page.wait_for_selector("#groups .group:first-child .card:first-child.selected")
         page.wait_for_timeout(300)  # the raise's transition
         rows = page.evaluate(HAND_ROWS)
