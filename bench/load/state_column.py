@@ -14,19 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from run import CLK_TCK, ROOT, _proc_ticks  # noqa: E402
 
 
 def _a_running_games_state() -> str:
@@ -79,7 +74,7 @@ def main() -> None:
                 )
             conn.commit()
             backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
-            rng, before = random.Random(1), _ticks(backend)
+            rng, before = random.Random(1), _proc_ticks(backend)
             for _ in range(args.transactions):
                 gid = rng.randrange(200)
                 with conn.transaction():
@@ -95,7 +90,7 @@ def main() -> None:
                     )
             time.sleep(0.2)  # the backend's last ticks
             spent.setdefault(kind, []).append(
-                round((_ticks(backend) - before) * 1000 / CLK_TCK / args.transactions, 4)
+                round((_proc_ticks(backend) - before) * 1000 / CLK_TCK / args.transactions, 4)
             )
     with psycopg.connect(f"{args.pg}/postgres", autocommit=True) as admin:
         admin.execute("DROP DATABASE IF EXISTS rummy_state_column WITH (FORCE)")
