@@ -52,31 +52,6 @@ def require_redis() -> str:
 
 
 @pytest.fixture(autouse=True)
-def _connections_kept_in_transactional_tests(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """In a test that commits (``django_db(transaction=True)``: the socket tests), this process's
-    connections are kept between calls, as production's ``DB_CONN_MAX_AGE`` keeps them: with the
-    settings' default every ``database_sync_to_async`` call of a socket closed its connection and
-    the next opened one (the socket fuzz: 1,812 connections, each a PostgreSQL backend started,
-    about 7 ms of CPU). The servers and workers tests start take their settings from the
-    environment, as before; the connections other threads keep are ended before the test database
-    is dropped (``pytest_runtest_teardown``). A test in one transaction (``django_db``) is left as
-    it was (its connection is never closed inside the transaction anyway), and so are the browser
-    tests (few calls of their own: the server they drive is another process)."""
-    marker = request.node.get_closest_marker("django_db")
-    if (
-        request.node.get_closest_marker("e2e")
-        or marker is None
-        or not (marker.kwargs.get("transaction") or "transactional_db" in request.fixturenames)
-    ):
-        return
-    from django.db import connections
-
-    monkeypatch.setitem(connections["default"].settings_dict, "CONN_MAX_AGE", 600)
-
-
-@pytest.fixture(autouse=True)
 def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table socket gets a ``presence`` frame whenever another player's page at the table opens
     or closes (tables/presence.py), as the page's seats do. The socket tests that are about
