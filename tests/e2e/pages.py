@@ -45,6 +45,13 @@ VIEWPORTS: dict[str, dict[str, Any]] = {
         "has_touch": True,
         "device_scale_factor": 2,
     },
+    # many Androids are 360 px wide
+    "360x740": {
+        "viewport": {"width": 360, "height": 740},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
 }
 
 

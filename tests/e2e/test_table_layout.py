@@ -1,15 +1,16 @@
-"""The table fits every screen: 1920×1080, 1366×768, 1366×650, 1280×800, 740×360 and 375×740.
+"""The table fits every screen: 1920×1080, 1366×768, 1366×650, 1280×800, 740×360, 375×740 and
+360×740 (many Androids).
 
 Six players at a real table (long names, the hand as the engine first groups it).
 The player on turn opens the table page at each size, with 13 cards, then again with
 14 after drawing: every interactive control (the deck, the open pile, the finish slot,
 each hand card, each action and tool button) lies inside the viewport, and is the
 element hit at its own centre (``document.elementFromPoint``), so nothing covers it;
-the page does not scroll. The site's top bar, where it is shown (always at 375×740),
+the page does not scroll. The site's top bar, where it is shown (always on the phones held upright),
 has every link on screen and uncovered, and the prize pill's text is whole, not cut.
 Screenshots of each size go to ``artifacts/e2e/``.
 
-Then every visible element of the table (issue 25, its phones' items 1-2) at the six sizes:
+Then every visible element of the table (issue 25, its phones' items 1-2) at the seven sizes:
 every seat including your own (name, score, countdown and time bank, also sideways at 740×360),
 the piles, the finish slot, every group and the new-group control when shown, the groups others
 have shown in a declaration, and the result sheet's rows with their cards; each lies inside the
@@ -47,6 +48,8 @@ from tests.e2e.test_table_play import ASHA_HAND, CUT, OPEN_CARD, RAVI_HAND
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
+#: The phones held upright: the site bar and the table's name, format and entry are shown on them.
+UPRIGHT_PHONES = ("375x740", "360x740")
 NAMES = ["Priyanka Venkatesh", "Abhimanyu Raghavan", "Sri Lakshmi N", "Zoravar Singh", "Meenakshi S", "Ravi"]
 
 CHECK = """
@@ -122,7 +125,7 @@ def check_layout(player: Player, size: str, cards: int) -> None:
     assert result["problems"] == [], f"{size} with {cards} cards: {result['problems']}"
     assert result["scroll"][0] <= 0 and result["scroll"][1] <= 0, f"{size} scrolls by {result['scroll']}"
     assert page.evaluate(PRIZE_CHECK) == "", f"{size} with {cards} cards"
-    if size == "375x740" or page.evaluate(NAV_CHECK)["shown"]:  # sideways phones hide the site bar
+    if size in UPRIGHT_PHONES or page.evaluate(NAV_CHECK)["shown"]:  # sideways phones hide the site bar
         assert_nav_fits(page, f"the table at {size} with {cards} cards")
 
 
@@ -287,7 +290,7 @@ def seat_problems(player: Player, size: str, where: str, opponents: int) -> list
         own = page.evaluate(SHOWN, ".hand-head .seat.me .timer-text, .hand-head .seat.me .bank")
         if len(own) != 2:
             out.append(f"your own seat's clock and bank: {own}")
-    if size == "375x740":
+    if size in UPRIGHT_PHONES:
         head = page.evaluate(SHOWN, ".tbl-title h1, .tbl-meta .chip-pill")
         if len(head) < 3 or not all(head):
             out.append(f"the table's name, format and entry: {head}")
@@ -432,7 +435,7 @@ def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any
     the hand's Group button: select cards with taps, tap Group, and they are a group of their own,
     upright and sideways, with the button on screen and uncovered."""
     table, users = _six_seat_table("New group by tap")
-    for size in ("375x740", "740x360"):
+    for size in (*UPRIGHT_PHONES, "740x360"):
         player = Player(browser, live_server_url, f"{users[0].username}@{size}", VIEWPORTS[size])
         try:
             player.log_in(users[0])
@@ -598,8 +601,7 @@ def test_a_selected_card_leaves_the_next_cards_index_in_view_on_a_phone(
     cards are judged here, and the site bar: it keeps to one line at 360 px (it wrapped to two, and
     the felt it took that line from was too short for the seats above the piles at 360×640)."""
     table, viewer = _six_seats_with_a_grouped_hand("five-groups")
-    phone = {**VIEWPORTS["375x740"], "viewport": {"width": 360, "height": 740}}  # many Androids' width
-    player = Player(browser, live_server_url, "meenakshi@360x740", phone)
+    player = Player(browser, live_server_url, "meenakshi@360x740", VIEWPORTS["360x740"])
     page = player.page
     try:
         player.open_table(viewer, table.pk)
