@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -14,6 +13,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from rummy_site.collector import settle_long_lived_objects  # noqa: E402
 from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
 from rummy_site.twisted_writes import write_at_once  # noqa: E402
@@ -37,11 +37,4 @@ if settings.CELERY_IN_PROCESS and os.environ.get("RUMMY_EMBEDDED_WORKER", "1") =
     start_embedded_worker()
 
 
-# Everything loaded so far lives as long as the process: out of the collector's way, so
-# that its full collections walk only the objects of live connections and games (the
-# load benchmark's p99 at 200 tables fell from about 200 ms to about 150 ms); and those come
-# seldom (settings.GC_THRESHOLDS: at 300 tables p99 2348 and 2249 -> 717 and 633 ms, interleaved runs in
-# bench/load/README.md).
-if settings.GC_THRESHOLDS:
-    gc.set_threshold(*settings.GC_THRESHOLDS)
-gc.freeze()
+settle_long_lived_objects()

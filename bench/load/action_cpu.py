@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import os
 import random
@@ -76,15 +75,13 @@ def main() -> None:
         services.table_join(table_id=table.pk, user=user)
     game = PoolGame.objects.get(table=table)
     by_id = {str(u.pk): u for u in users}
-    # the collector as the ASGI server sets it (rummy_site/asgi.py): with Python's thresholds the
-    # collections that the HTTP evaluation's garbage brings on fell inside the next timed call, the
-    # arrangement, which then measured 1.25 ms against a draw's 0.78 (cProfile put the pause in
-    # parse_card, 3.3 us a call there against 0.24 in a draw); with the server's, all three alike
-    from django.conf import settings
+    # the collector as the ASGI server sets it: with Python's thresholds the collections that the
+    # HTTP evaluation's garbage brings on fell inside the next timed call, the arrangement, which
+    # then measured 1.25 ms against a draw's 0.78 (cProfile put the pause in parse_card, 3.3 us a
+    # call there against 0.24 in a draw); with the server's, all three alike
+    from rummy_site.collector import settle_long_lived_objects
 
-    if settings.GC_THRESHOLDS:
-        gc.set_threshold(*settings.GC_THRESHOLDS)
-    gc.freeze()
+    settle_long_lived_objects()
     rng = random.Random(1)
     spent: dict[str, list[float]] = {
         "arrange": [],

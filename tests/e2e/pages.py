@@ -281,9 +281,11 @@ NAV_CHECK = """
   if (!bar || bar.getBoundingClientRect().height === 0) return {shown: false, count: 0, problems: []};
   // the layout viewport: on a phone window.innerWidth grows to fit a page that is too wide
   const W = document.documentElement.clientWidth, H = document.documentElement.clientHeight;
-  const out = {shown: true, count: 0, problems: [], scroll: document.documentElement.scrollWidth - W};
+  const out = {shown: true, count: 0, problems: [], scroll: document.documentElement.scrollWidth - W, spread: 0};
+  const middles = [];
   for (const el of bar.querySelectorAll('a, button')) {
     const r = el.getBoundingClientRect();
+    if (el.closest('nav')) middles.push(r.top + r.height / 2);
     const name = JSON.stringify(el.textContent.trim());
     out.count += 1;
     if (r.width === 0 || r.height === 0) { out.problems.push(name + ' is not shown'); continue; }
@@ -296,18 +298,23 @@ NAV_CHECK = """
       out.problems.push(name + ' is covered at its centre by ' + (hit ? hit.outerHTML.slice(0, 80) : 'nothing'));
     }
   }
+  // how far apart the middles of its links are: a line's height or more when it wraps
+  if (middles.length) out.spread = Math.max(...middles) - Math.min(...middles);
   return out;
 }
 """
 
 
-def assert_nav_fits(page: Any, where: str) -> None:
-    """The top bar's every link is on screen and uncovered, and the page does not scroll sideways."""
+def assert_nav_fits(page: Any, where: str, *, one_line: bool = False) -> None:
+    """The top bar's every link is on screen and uncovered, and the page does not scroll sideways;
+    with ``one_line``, its links keep to one line."""
     result = page.evaluate(NAV_CHECK)
     assert result["shown"], f"{where}: the top bar is not shown"
     assert result["count"] >= 4, f"{where}: {result}"  # the brand and at least three links
     assert result["problems"] == [], f"{where}: {result['problems']}"
     assert result["scroll"] <= 0, f"{where}: the page scrolls sideways by {result['scroll']}px"
+    if one_line:
+        assert result["spread"] < 8, f"{where}: the site bar wraps to a second line"
 
 
 def others_drop_through_the_page(
