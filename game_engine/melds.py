@@ -166,7 +166,17 @@ def finish_card(
     """
     if sum(len(g) for g in cards) != HAND_SIZE + 1:
         return None
+    # A card taken from one group changes that group alone, and a declaration needs every group
+    # valid: with two groups invalid no card can make one, with one only a card of that group can.
+    # Most arrangements are asked about mid-turn, far from a show, and end here after one pass.
+    invalid = [
+        gi for gi, group in enumerate(cards) if group and not classify_group(group, wild_rank).is_valid
+    ]
+    if len(invalid) > 1:
+        return None
     for gi, group in enumerate(cards):
+        if invalid and gi != invalid[0]:
+            continue
         for ci in range(len(group)):
             rest = [g for k, g in enumerate(cards) if k != gi] + [[c for j, c in enumerate(group) if j != ci]]
             if is_valid_declaration([g for g in rest if g], wild_rank):
@@ -194,10 +204,12 @@ def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | N
     )
     answer: dict[str, Any] = {
         "groups": [
-            {"kind": str(classify_group(g, wild_rank)), "points": _points(g, wild_rank)} for g in cards
+            {"kind": str(kind), "points": _points(g, wild_rank)}
+            for g, kind in zip(cards, scored.kinds, strict=True)
         ],
         "points": scored.points,
-        "valid": is_valid_declaration(cards, wild_rank),
+        # is_valid_declaration's answer, without scoring the groups a second time
+        "valid": scored.valid and sum(len(g) for g in cards) == HAND_SIZE,
     }
     if full_count is not None:
         answer["score"] = scored.score

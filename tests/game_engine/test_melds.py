@@ -9,6 +9,7 @@ from game_engine.melds import (
     GroupKind,
     HandScore,
     classify_group,
+    finish_card,
     is_valid_declaration,
     score_arrangement,
     verdict,
@@ -292,3 +293,53 @@ def test_verdict_names_the_finish_card_of_a_fourteen_card_declaration() -> None:
     assert verdict(by_rank, 5, 80)["finish_with"] is None
     assert verdict(groups[:3], 5, 80)["finish_with"] is None  # 10 cards: nothing to finish
     assert "finish_with" not in verdict(groups, 5)  # the HTTP API's answer is unchanged
+
+
+def _finish_card_by_trying_every_card(
+    groups: list[list[str]], cards: list[list[Card]], wild_rank: int
+) -> str | None:
+    """``finish_card`` as first written: every card of the 14 tried in the finish slot, in hand order."""
+    if sum(len(g) for g in cards) != 14:
+        return None
+    for gi, group in enumerate(cards):
+        for ci in range(len(group)):
+            rest = [g for k, g in enumerate(cards) if k != gi] + [[c for j, c in enumerate(group) if j != ci]]
+            if is_valid_declaration([g for g in rest if g], wild_rank):
+                return groups[gi][ci]
+    return None
+
+
+def test_finish_card_names_what_trying_every_card_names() -> None:
+    """The shortcut (two invalid groups: no card; one: only its cards) changes no answer: random
+    14-card arrangements, many of them one card away from a declaration, against the slow search."""
+    import random
+
+    from game_engine.cards import build_packs
+
+    rng = random.Random(26)
+    deck = [c.code for c in build_packs(2)]
+    declarations = [
+        [["AS", "2S", "3S", "9S"], ["4H", "5H", "6H"], ["7D", "8D", "9D"], ["10C", "JC", "QC", "KC"]],
+        [["5H", "6H", "7H"], ["9C", "PJ", "JC"], ["KD", "KS", "KH", "2D"], ["3S", "4S", "5S", "6S"]],
+        [["QH", "KH", "AH", "7C"], ["2C", "2D", "2S"], ["8S", "9S", "10S"], ["4D", "5D", "PJ", "7D"]],
+    ]
+    named = 0
+    for trial in range(1500):
+        if trial % 3 == 0:  # a near-declaration, its groups and cards shuffled
+            groups = [list(g) for g in rng.choice(declarations)]
+            rng.shuffle(groups)
+            for g in groups:
+                rng.shuffle(g)
+            if trial % 2:  # and a card moved to another group
+                source, target = rng.sample(range(len(groups)), 2)
+                groups[target].append(groups[source].pop())
+        else:  # 14 random cards in 1 to 6 groups
+            hand = rng.sample(deck, 14)
+            cuts = sorted(rng.sample(range(1, 14), rng.randint(0, 5)))
+            groups = [hand[a:b] for a, b in zip([0, *cuts], [*cuts, 14], strict=True)]
+        wild = rng.randint(1, 13)
+        cards = [[parse_card(c) for c in g] for g in groups]
+        expected = _finish_card_by_trying_every_card(groups, cards, wild)
+        assert finish_card(groups, cards, wild) == expected, (groups, wild)
+        named += expected is not None
+    assert named > 100  # the near-declarations do reach the search's answers, not only None
