@@ -413,7 +413,9 @@ class TableConsumer(_Consumer):
 
         Sent as a ``view`` message at the same version, only by a socket showing that game at
         that version: one behind gets it with its next update, one ahead already has it. The
-        socket that sent the arrangement has it already and sends nothing.
+        socket that sent the arrangement has it already and sends nothing. The notice carries no
+        view (most players have one socket at a table, and every arrangement sent one): a socket
+        it is for reads its view from the game row, or its snapshot if the game moved on meanwhile.
         """
         if (
             event.get("game_id") != self.game_id
@@ -422,7 +424,11 @@ class TableConsumer(_Consumer):
             or event.get("request_id") in self._own_private
         ):
             return
-        await self.send_json(ViewChanged(version=self.version, view=orjson.Fragment(event["view"])).wire())
+        version, view = await _db(selectors.own_view)(game_id=self.game_id, user_id=self.user.pk)
+        if version == self.version and view is not None:
+            await self.send_json(ViewChanged(version=version, view=view).wire())
+        else:
+            await self.send_snapshot()
 
     async def tell_presence(self) -> None:
         """The game's people as they are now, to the other sockets at the table."""

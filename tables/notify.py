@@ -188,15 +188,14 @@ def _send(batch: list[tuple[str, dict[str, Any]]]) -> None:
         logger.exception("could not send %s", [m.get("type") for _, m in batch])
 
 
-def seat_view(
-    *, user_id: int, table_id: int, game_id: int, version: int, view: dict[str, Any], request_id: str
-) -> None:
+def seat_view(*, user_id: int, table_id: int, game_id: int, version: int, request_id: str) -> None:
     """Tell one player's own sockets, and nobody else, that their view changed at ``version``.
 
     A private action (an arrangement) does not move the game's version: the notice
     goes to the group of the user's sockets at that table (``sockets.seat_group``), not
-    the table's; each of them at that version forwards the view, except the one that
-    sent ``request_id``. At most once,
+    the table's; each of them at that version reads and forwards the view, except the one
+    that sent ``request_id``. The notice holds no view: it goes out at every arrangement,
+    and only a player with the table open twice has a socket that needs one. At most once,
     like every notice: a socket that misses it gets the arrangement with the next update.
     """
     message = {
@@ -204,7 +203,6 @@ def seat_view(
         "table_id": table_id,
         "game_id": game_id,
         "version": version,
-        "view": encode_view(view),
         "request_id": request_id,
     }
     _send([(seat_group(user_id, table_id), message)])

@@ -20,7 +20,6 @@ from game_engine.actions import Action, AutoDrop
 from game_engine.errors import RummyError
 from game_engine.events import Event
 from game_engine.game import GameState, apply
-from game_engine.views import view_for
 from tables import clock, gamerows, notify, protocol, restrictions
 from tables.errors import REFUSALS, BadRequest, NoGameRunning, NotSeated, ProtocolError, error_payload
 from tables.locks import lock_game_row, retry_on_conflict
@@ -160,7 +159,7 @@ def game_act(
     except REFUSALS as exc:
         return {"ok": False, "error": error_payload(exc)}  # nothing written
     if ran is not None and ran.private and ran.new is not None:
-        _tell_own_sockets(ran.game, ran.new, user, request_id)
+        _tell_own_sockets(ran.game, user, request_id)
     return answer
 
 
@@ -181,19 +180,12 @@ def _with_answer(
     return {**answers, key: kept}
 
 
-def _tell_own_sockets(game: PoolGame, new: GameState, user: User, request_id: str) -> None:
+def _tell_own_sockets(game: PoolGame, user: User, request_id: str) -> None:
     """After commit: a private change (an arrangement) reaches the player's own other sockets only."""
-    seat = next(i for i, p in enumerate(new.players) if p.id == str(user.pk))
-    view = view_for(new, seat)
     table_id, game_id, version = game.table_id, game.pk, game.version
     transaction.on_commit(
         lambda: notify.seat_view(
-            user_id=user.pk,
-            table_id=table_id,
-            game_id=game_id,
-            version=version,
-            view=view,
-            request_id=request_id,
+            user_id=user.pk, table_id=table_id, game_id=game_id, version=version, request_id=request_id
         )
     )
 

@@ -11,6 +11,7 @@ from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import view_for
+from tables import gamerows
 from tables.contract import GameHeader, SeatRow, Snapshot, TableSummary, You
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from wallet.money import format_money
@@ -299,3 +300,14 @@ def game_history(*, game: PoolGame) -> dict[str, Any]:
         "deals": list(rows.values()),
         "result": payout,
     }
+
+
+def own_view(*, game_id: int, user_id: int) -> tuple[int, dict[str, Any] | None]:
+    """The game's version and ``user_id``'s view of it now (None if not seated): one read of the game
+    row, for a socket told that its player's arrangement changed on another of their sockets."""
+    game = gamerows.read_game(game_id)
+    if not game.state:
+        return game.version, None
+    state = GameState.from_dict(game.state)
+    seat = next((i for i, p in enumerate(state.players) if p.id == str(user_id)), None)
+    return state.version, None if seat is None else view_for(state, seat)
