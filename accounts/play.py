@@ -12,6 +12,7 @@ sockets (connected in ``staff.receivers``; accounts imports no other app).
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import import_module
@@ -95,56 +96,67 @@ def play_block(user: User, *, session_key: str | None = None, now: datetime | No
     One query however many checks: the account is active, no suspension or self-exclusion is in
     force and, given ``session_key`` (a socket's), that session still logs this user in as an HTTP
     request would (the row exists and has not expired, it names the user and the hash of their
-    password now). Only a refusal costs more queries (the words of a suspension).
+    password now). Only a refusal costs more queries (the words of a suspension). A table action
+    reads the same row in its game row's lock statement instead (``BlockQuery``).
     """
-    now = _now(now)
-    row = _block_row(user.pk, session_key, now)
-    if row is None or not row["is_active"]:
-        return Block(DEACTIVATED, signed_out=True)
-    if session_key is not None and not _session_logs_in(user, row, session_key):
-        return Block(SIGNED_OUT, signed_out=True)
-    if row["suspended"]:
-        suspension = active_suspension(user, now=now)
-        if suspension is not None:  # lifted in between: it no longer blocks
-            until = f"until {when(suspension.ends_at)}" if suspension.ends_at else "until further notice"
-            why = suspension.message or "please contact support"  # never the internal note
-            return Block(f"Your account is suspended {until}: {why}")
-    if row["excluded"]:
-        exclusion = active_exclusion(user, now=now)
-        if exclusion is not None:
-            return Block(
-                f"You have taken a break from play until {when(exclusion.ends_at)} (self-exclusion)."
-            )
-    return None
+    query = BlockQuery.of(user.pk, session_key, _now(now))
+    with bound_cursor(connection) as cursor:  # prepared: it runs with every table action
+        cursor.execute(query.sql, [*query.params, user.pk])
+        found = cursor.fetchone()
+    return query.judge(user, found)
+
+
+@dataclass(frozen=True)
+class BlockQuery:
+    """``play_block``'s one query, to run alone (``play_block``) or inside another statement (a
+    table action reads it with its game row's lock, ``tables.gamerows.lock_game``: a round trip
+    and a statement fewer per action): ``sql`` selects the block's columns of the user ``u`` whose
+    id is the last parameter, after ``params``; ``judge`` reads the row it gave (None: no such user).
+    """
+
+    sql: str
+    params: tuple[Any, ...]
+    session_key: str | None
+    with_session: bool
+    now: datetime
+
+    @classmethod
+    def of(cls, user_id: int, session_key: str | None, now: datetime) -> BlockQuery:
+        """Written once in SQL (``_block_sql``): built by the ORM (an annotation with two ``Exists`` and
+        a ``Subquery``) it cost about 2.5 ms of CPU, as much as the rest of the action."""
+        with_session = session_key is not None and issubclass(_session_store(), DbSessionStore)
+        at = connection.ops.adapt_datetimefield_value(now)
+        params: tuple[Any, ...] = (at, at, at, at, session_key, at) if with_session else (at, at, at, at)
+        return cls(_block_sql(with_session), params, session_key, with_session, now)
+
+    def judge(self, user: User, found: Sequence[Any] | None) -> Block | None:
+        """The ``Block`` that ``found`` (the query's columns, or None) says ``user`` is under, if any."""
+        if found is None or found[0] is None or not found[0]:  # no such user, or not active
+            return Block(DEACTIVATED, signed_out=True)
+        row = {"is_active": found[0], "password": found[1], "suspended": found[2], "excluded": found[3]}
+        if self.with_session:
+            row["session_data"] = found[4]
+        if self.session_key is not None and not _session_logs_in(user, row, self.session_key):
+            return Block(SIGNED_OUT, signed_out=True)
+        if row["suspended"]:
+            suspension = active_suspension(user, now=self.now)
+            if suspension is not None:  # lifted in between: it no longer blocks
+                until = f"until {when(suspension.ends_at)}" if suspension.ends_at else "until further notice"
+                why = suspension.message or "please contact support"  # never the internal note
+                return Block(f"Your account is suspended {until}: {why}")
+        if row["excluded"]:
+            exclusion = active_exclusion(user, now=self.now)
+            if exclusion is not None:
+                return Block(
+                    f"You have taken a break from play until {when(exclusion.ends_at)} (self-exclusion)."
+                )
+        return None
 
 
 def block_reason(user: User, *, now: datetime | None = None) -> str | None:
     """Why ``user`` may not play now, in words for them; ``None`` if they may (``play_block``)."""
     block = play_block(user, now=now)
     return block.reason if block is not None else None
-
-
-def _block_row(user_id: int, session_key: str | None, now: datetime) -> dict[str, Any] | None:
-    """The user's row with a flag for each block and, for a socket, its session's data.
-
-    Written once in SQL (``_block_sql``): it runs with every table action, and built by the ORM
-    (an annotation with two ``Exists`` and a ``Subquery``) it cost about 2.5 ms of CPU, as
-    much as the rest of the action (``bench/load/action_cpu.py``).
-    """
-    with_session = session_key is not None and issubclass(_session_store(), DbSessionStore)
-    at = connection.ops.adapt_datetimefield_value(now)
-    params: list[Any] = [at, at, at, at]
-    if with_session:
-        params += [session_key, at]
-    with bound_cursor(connection) as cursor:  # prepared: it runs with every table action
-        cursor.execute(_block_sql(with_session), [*params, user_id])
-        found = cursor.fetchone()
-    if found is None:
-        return None
-    row = {"is_active": found[0], "password": found[1], "suspended": found[2], "excluded": found[3]}
-    if with_session:
-        row["session_data"] = found[4]
-    return row
 
 
 @functools.cache

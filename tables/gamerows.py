@@ -119,6 +119,35 @@ def lock_game(game_id: int) -> PoolGame:
     return _select_game(game_id, lock)
 
 
+def reads_beside_lock() -> bool:
+    """Whether ``lock_game_beside`` can run here (PostgreSQL; elsewhere the reads stay apart)."""
+    return _fast(_db())
+
+
+@cache
+def _lock_beside_sql(beside: str) -> str:
+    qn = connection.ops.quote_name
+    columns = ", ".join(f"g.{qn(f.column)}" for f in PoolGame._meta.concrete_fields)
+    return (
+        f"SELECT {columns}, b.* FROM {qn(PoolGame._meta.db_table)} g LEFT JOIN LATERAL ({beside}) b ON TRUE"
+        f" WHERE g.{qn(PoolGame._meta.pk.column)} = %s FOR NO KEY UPDATE OF g"
+    )
+
+
+def lock_game_beside(game_id: int, sql: str, params: Sequence[Any]) -> tuple[PoolGame, tuple[Any, ...]]:
+    """``lock_game``, and in the same statement the one row ``sql`` selects (its columns, all None
+    if it finds none): a table action's may-this-user-play read (``accounts.play.BlockQuery``)
+    costs no statement of its own. PostgreSQL only (``reads_beside_lock``)."""
+    db = _db()
+    with bound_cursor(db) as cursor:
+        cursor.execute(_lock_beside_sql(sql), [*params, game_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise PoolGame.DoesNotExist(f"PoolGame {game_id} does not exist")
+    width = len(PoolGame._meta.concrete_fields)
+    return _read_row(row[:width], db), tuple(row[width:])
+
+
 def read_game(game_id: int) -> PoolGame:
     """The game row as it is, unlocked: what a bot decides from before it acts (``tables.drivers``),
     read as an action reads it (its state by orjson), not through the ORM's query building."""

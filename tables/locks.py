@@ -26,7 +26,7 @@ import functools
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.db import DatabaseError, connection
@@ -85,6 +85,12 @@ def game_for_update(game_id: int) -> PoolGame:
 def lock_game_row(game_id: int) -> PoolGame:
     """2. A game row alone, locked: a player's action (no joins, SQL built once)."""
     return gamerows.lock_game(game_id)
+
+
+def lock_game_row_beside(game_id: int, sql: str, params: Sequence[Any]) -> tuple[PoolGame, tuple[Any, ...]]:
+    """2. ``lock_game_row``, and the one row of ``sql`` in the same statement (PostgreSQL:
+    ``gamerows.lock_game_beside``): a player's action and its may-this-user-play read."""
+    return gamerows.lock_game_beside(game_id, sql, params)
 
 
 def is_retryable(exc: BaseException) -> bool:

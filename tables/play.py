@@ -22,7 +22,7 @@ from game_engine.events import Event
 from game_engine.game import GameState, apply
 from tables import clock, gamerows, notify, protocol, restrictions
 from tables.errors import REFUSALS, BadRequest, NoGameRunning, NotSeated, ProtocolError, error_payload
-from tables.locks import lock_game_row, retry_on_conflict
+from tables.locks import lock_game_row, lock_game_row_beside, retry_on_conflict
 from tables.models import PoolGame, Seat
 from tables.record import write_game
 
@@ -52,24 +52,23 @@ Step = Callable[[PoolGame, GameState | None], Action | Write | None]
 
 
 def run_on_game(
-    game_id: int, step: Step, *, check: Callable[[], None] | None = None, also: tuple[str, ...] = ()
+    game_id: int, step: Step, *, may_play: restrictions.MayPlay | None = None, also: tuple[str, ...] = ()
 ) -> Ran | None:
     """Lock the game's row, load its state, run ``step`` and write what it gives: the one way a
     game changes once it exists (a player's action, a timer, a blocked player's auto drop, a
     cancellation by staff), in one transaction.
 
-    ``check`` runs first in that transaction (``game_act``'s may-this-user-play). An engine action
+    ``may_play`` (``game_act``'s may-this-user-play) is read in that transaction, with the game
+    row's lock on PostgreSQL (one statement for both), before ``step`` runs. An engine action
     is applied and written by ``write_game`` (with ``also``, the columns ``step`` changed on the
     game); a private one (an arrangement) writes the state alone: no event, no version, no notice.
-    A refusal from ``check``, ``step`` or the engine ends the transaction with nothing written and
+    A refusal from ``may_play``, ``step`` or the engine ends the transaction with nothing written and
     is raised; one while writing (the wallet refusing a rejoin's fee) rolls all of it back.
     """
     refused: Exception | None = None
     with transaction.atomic():
         try:
-            if check is not None:
-                check()
-            game = _lock_game(game_id)
+            game = _lock_game(game_id, may_play)
             state = GameState.from_dict(game.state) if game.state else None
             planned = step(game, state)
             if planned is None:
@@ -151,11 +150,9 @@ def game_act(
         game.answers = _with_answer(game.answers, user, request_id, dict(answer))
         return typed.stamp(seat=seat, at=clock.now_ms())
 
-    def check() -> None:
-        restrictions.check_may_play(user, session_key=session_key, action=typed.type)
-
+    may_play = restrictions.MayPlay(user, session_key, typed.type)
     try:
-        ran = run_on_game(game_id, step, check=check, also=("answers",))
+        ran = run_on_game(game_id, step, may_play=may_play, also=("answers",))
     except REFUSALS as exc:
         return {"ok": False, "error": error_payload(exc)}  # nothing written
     if ran is not None and ran.private and ran.new is not None:
@@ -219,9 +216,18 @@ def drop_blocked_player(*, user_id: int) -> int:
     return changed
 
 
-def _lock_game(game_id: int) -> PoolGame:
-    """The game row alone, locked (its table and settings load only if a payment needs the name)."""
+def _lock_game(game_id: int, may_play: restrictions.MayPlay | None = None) -> PoolGame:
+    """The game row alone, locked (its table and settings load only if a payment needs the name);
+    and ``may_play`` checked, read in the same statement where the database allows it."""
     try:
-        return lock_game_row(game_id)
+        if may_play is None:
+            return lock_game_row(game_id)
+        if not gamerows.reads_beside_lock():
+            may_play.check()
+            return lock_game_row(game_id)
+        query = may_play.query()
+        game, found = lock_game_row_beside(game_id, query.sql, [*query.params, may_play.user.pk])
+        may_play.verify(query, found)
+        return game
     except PoolGame.DoesNotExist:
         raise NoGameRunning(f"there is no game {game_id}") from None

@@ -8,7 +8,10 @@ refuse; ``play.drop_blocked_player`` drops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
@@ -50,7 +53,30 @@ def check_may_play(
     (after a log-out returns, nothing sent on its sockets is accepted). ``action``: the table
     action asked for, if any (``ALLOWED_WHILE_BLOCKED``).
     """
-    block = play.play_block(user, session_key=session_key, now=now)
+    _refuse(play.play_block(user, session_key=session_key, now=now), action)
+
+
+@dataclass(frozen=True)
+class MayPlay:
+    """``check_may_play`` for one table action, which ``tables.play.run_on_game`` reads in its game
+    row's lock statement on PostgreSQL (``query``, then ``verify`` what it found), and elsewhere
+    runs as it is (``check``)."""
+
+    user: User
+    session_key: str | None
+    action: str | None
+
+    def check(self) -> None:
+        check_may_play(self.user, session_key=self.session_key, action=self.action)
+
+    def query(self) -> play.BlockQuery:
+        return play.BlockQuery.of(self.user.pk, self.session_key, timezone.now())
+
+    def verify(self, query: play.BlockQuery, found: Sequence[Any] | None) -> None:
+        _refuse(query.judge(self.user, found), self.action)
+
+
+def _refuse(block: play.Block | None, action: str | None) -> None:
     if block is not None and (block.signed_out or action not in ALLOWED_WHILE_BLOCKED):
         raise PlayBlocked(block.reason)
 

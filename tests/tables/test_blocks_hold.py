@@ -219,6 +219,30 @@ def test_the_check_costs_one_query_per_action() -> None:
     assert len(queries) == 1, [q["sql"] for q in queries]
 
 
+def test_an_action_reads_the_check_in_its_game_row_lock_and_still_refuses() -> None:
+    """On PostgreSQL the check is read with the game row's lock, one statement for both: a table
+    action runs its lock, its event and its row update, and nothing else; and the check still holds
+    (a suspended player's draw is refused and writes nothing)."""
+    table, game, (asha, ravi) = _started()
+    state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
+    mover = asha if state.players[state.deal.turn].id == str(asha.pk) else ravi
+    draw = {"type": "draw", "source": "closed"}
+    with CaptureQueriesContext(connection) as queries:
+        assert services.game_act(game_id=game.pk, user=mover, request_id="d1", action=draw)["ok"]
+    statements = [
+        q["sql"].split()[0].upper() for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))
+    ]
+    assert statements == ["BEGIN", "SELECT", "INSERT", "UPDATE", "COMMIT"], [q["sql"][:120] for q in queries]
+    lock = next(q["sql"] for q in queries if q["sql"].startswith("SELECT"))
+    assert "accounts_user" in lock and "FOR NO KEY UPDATE" in lock
+    suspend(mover)
+    before = game_fingerprint(game.pk)
+    discard = {"type": "discard", "card": state.deal.hands[state.deal.turn][0].code}
+    answer = services.game_act(game_id=game.pk, user=mover, request_id="d2", action=discard)
+    assert answer["ok"] is False and answer["error"]["code"] == "play_blocked", answer
+    assert game_fingerprint(game.pk) == before
+
+
 @pytest.mark.parametrize("block", ["self-exclusion", "suspension"])
 def test_a_blocked_player_can_neither_join_nor_start_practice_over_the_api(block: str) -> None:
     table = make_table(seats=2)
