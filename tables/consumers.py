@@ -14,20 +14,30 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
-from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
 from accounts import play
 from game_engine.melds import verdict
-from tables import lobbyfeed, notify, presence, protocol, quick, reminders, resync, selectors, sockets
+from tables import (
+    dbthreads,
+    lobbyfeed,
+    notify,
+    presence,
+    protocol,
+    quick,
+    reminders,
+    resync,
+    selectors,
+    sockets,
+)
 from tables import play as table_play
 from tables.contract import Error, Evaluation, Pong, Presence, QuickMessage, Result, Update, ViewChanged
 from tables.dbretry import once_more_on_dropped_connection
@@ -38,7 +48,6 @@ from tables.notify import table_group
 logger = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNKNOWN_TABLE = 4404
-_db_pool: ThreadPoolExecutor | None = None
 
 
 def _db(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -47,7 +56,8 @@ def _db(func: Callable[..., Any]) -> Callable[..., Any]:
     Channels runs every socket's database work of a process on one shared thread,
     so one slow query or commit holds up every table on that process. On a pool,
     actions at different tables run side by side, each thread with its own
-    connection; actions at one table still queue on the game's row lock.
+    connection, which it keeps between calls (``tables.dbthreads``); actions at one
+    table still queue on the game's row lock.
 
     The wrapper of a module-level function is made once (``_wrapped``): building it
     for every action cost about 2 % of a Daphne's CPU under load (``functools.wraps``).
@@ -66,13 +76,10 @@ _wrapped: dict[tuple[Callable[..., Any], int], Callable[..., Any]] = {}
 
 
 def _wrap(func: Callable[..., Any], threads: int) -> Callable[..., Any]:
-    global _db_pool
     func = once_more_on_dropped_connection(func)  # a dropped connection costs a retry, not the socket
     if threads <= 0:
         return database_sync_to_async(func)
-    if _db_pool is None:
-        _db_pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ws-db")
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=_db_pool)
+    return dbthreads.run_in_thread(func, threads)  # each thread keeps its connection between calls
 
 
 def _encode_json(content: Any) -> str:
@@ -89,8 +96,8 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     Channels' ``AsyncConsumer.dispatch`` runs ``close_old_connections`` on the
     shared sync thread before each handler (each frame, each group notice): a
     thread round trip per message, though these consumers touch the database
-    only through ``DatabaseSyncToAsync`` (``_db``), which closes old connections
-    before and after every call in the thread that runs it.
+    only through ``_db``, which checks (and closes, if old or broken) the connections
+    of the thread that runs each call, before and after it.
 
     Every frame passes the message rate (``sockets.MessageRate``) and the wire
     checks (``tables.protocol``) before ``receive_message`` sees it; whatever it

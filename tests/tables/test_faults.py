@@ -50,6 +50,9 @@ THINK = 0.5  # a bot's pause before it acts: the games last long enough for ever
 #: Each table: a turn of 20 s, within which a connected socket left behind by a fault must be rebuilt
 #: (tables/resync.py), on a machine the suite's other workers may keep busy (10 s was missed once there).
 TABLE = {"seats": 2, "fee": 1_000, "turn_seconds": 20, "extra_time_seconds": 0, "pause_seconds": 1}
+#: The Daphnes run as the README's production section runs them: a connection pool, and socket
+#: threads that keep their connections (tables.dbthreads) through every kill and outage here.
+PRODUCTION = {"DB_POOL_SIZE": "8", "WS_DB_THREADS": "4"}
 
 
 @dataclass
@@ -155,8 +158,8 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
         procs["redis"] = start_redis_server(redis_port)
         procs["worker"] = start_worker(url, tmp_path, beat=False)
         procs["beat"] = start_beat(url, tmp_path, sweep_seconds=2)
-        procs["daphne-a"], port_a = start_daphne(url, name="daphne-a")
-        procs["daphne-b"], port_b = start_daphne(url, name="daphne-b")
+        procs["daphne-a"], port_a = start_daphne(url, name="daphne-a", **PRODUCTION)
+        procs["daphne-b"], port_b = start_daphne(url, name="daphne-b", **PRODUCTION)
         ports = [port_a, port_b]
 
         games: list[PoolGame] = []
@@ -202,7 +205,7 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
 
         def kill_daphne() -> None:
             procs["daphne-a"].kill()
-            procs["daphne-a"], port = start_daphne(url, name="daphne-a2")
+            procs["daphne-a"], port = start_daphne(url, name="daphne-a2", **PRODUCTION)
             ports[0] = port
 
         def restart(*names: str) -> None:
