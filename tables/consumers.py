@@ -167,7 +167,9 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if not await sockets.claim_socket(user.pk, self):
             await self.refuse(sockets.CLOSE_TOO_MANY)
             return False
-        self.user, self._claimed = user, True
+        # the scope's user is Channels' lazy proxy, each attribute read through it a call; resolved
+        # by the check above, the socket keeps the user itself (its pk is read at every notice)
+        self.user, self._claimed = getattr(user, "_wrapped", user), True
         self.rate = sockets.MessageRate(settings.WS_MESSAGES_PER_SECOND, settings.WS_MESSAGE_BURST)
         session = self.scope.get("session")
         key = getattr(session, "session_key", None)
