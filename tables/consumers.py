@@ -263,6 +263,9 @@ class TableConsumer(_Consumer):
         super().__init__(*args, **kwargs)
         #: The request ids of this socket's last private actions (``seat_view`` skips them).
         self._own_private: collections.deque[str] = collections.deque(maxlen=4)
+        #: The channels of the user's other sockets at this table (``seat_hello``): an arrangement
+        #: made here is told to them (``notify.seat_view``), and to nobody when there are none.
+        self._twins: set[str] = set()
 
     async def connect(self) -> None:
         # before admit(): the socket's registry id names its table (tables.presence reads it)
@@ -278,6 +281,10 @@ class TableConsumer(_Consumer):
         # the player's private changes (notify.seat_view) reach their sockets at this table alone
         self._seat_group = sockets.seat_group(self.user.pk, self.table_id)
         await self.channel_layer.group_add(self._seat_group, self.channel_name)
+        # before the snapshot is read: an arrangement made on another socket after that read is told here
+        await self.channel_layer.group_send(
+            self._seat_group, {"type": "seat.hello", "from": self.channel_name}
+        )
         await self.accept()
         self._present = True
         came = await presence.arrive(table_id=self.table_id, user_id=self.user.pk, consumer=self)
@@ -306,6 +313,10 @@ class TableConsumer(_Consumer):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.channel_layer.group_discard(self._seat_group, self.channel_name)
+            if self._twins:
+                await self.channel_layer.group_send(
+                    self._seat_group, {"type": "seat.bye", "from": self.channel_name}
+                )
 
     # ------------------------------------------------------------------ client -> server
     async def receive_message(self, content: dict[str, Any]) -> None:
@@ -380,6 +391,7 @@ class TableConsumer(_Consumer):
                 request_id=request_id,
                 action=action,
                 session_key=self.session_key,
+                tell_other_sockets=bool(self._twins),
             )
         except REFUSALS as exc:
             answer = {"ok": False, "error": error_payload(exc)}
@@ -438,6 +450,27 @@ class TableConsumer(_Consumer):
             await self.send_json(ViewChanged(version=version, view=view).wire())
         else:
             await self.send_snapshot()
+
+    async def seat_hello(self, event: dict[str, Any]) -> None:
+        """Another socket of the user opened at this table: it is told of this one, and this one of it.
+
+        Most players have one socket at a table; counting the others spares every arrangement its
+        notice to nobody (a publish to Redis and its delivery). At most once, like every notice: a
+        hello or bye lost in a Redis outage makes a socket tell too much (harmless) or too little (the
+        other tab shows its arrangement at the game's next update, which carries the whole view).
+        """
+        sender = event.get("from")
+        if sender and sender != self.channel_name:
+            self._twins.add(sender)
+            await self.channel_layer.send(sender, {"type": "seat.here", "from": self.channel_name})
+
+    async def seat_here(self, event: dict[str, Any]) -> None:
+        """An answer to this socket's hello: a socket of the user that was at the table already."""
+        if event.get("from"):
+            self._twins.add(event["from"])
+
+    async def seat_bye(self, event: dict[str, Any]) -> None:
+        self._twins.discard(event.get("from", ""))
 
     async def tell_presence(self) -> None:
         """The game's people as they are now, to the other sockets at the table."""

@@ -103,6 +103,7 @@ def game_act(
     request_id: str,
     action: Action | Mapping[str, Any],
     session_key: str | None = None,
+    tell_other_sockets: bool = True,
 ) -> dict[str, Any]:
     """Apply one player action; returns the answer sent back to that player.
 
@@ -119,7 +120,8 @@ def game_act(
     changes nothing: it writes nothing either, not even its answer (so a
     non-player's or a flood's refusals never grow the game row), and the same
     request id sent again is judged again. A private action's other sockets get its
-    view after commit (``notify.seat_view``); the one that sent it has the arrangement.
+    view after commit (``notify.seat_view``), unless the socket that sent it knows of none
+    (``tell_other_sockets``); the one that sent it has the arrangement.
     """
     if (
         not isinstance(request_id, str)
@@ -155,7 +157,7 @@ def game_act(
         ran = run_on_game(game_id, step, may_play=may_play, also=("answers",))
     except REFUSALS as exc:
         return {"ok": False, "error": error_payload(exc)}  # nothing written
-    if ran is not None and ran.private and ran.new is not None:
+    if ran is not None and ran.private and ran.new is not None and tell_other_sockets:
         _tell_own_sockets(ran.game, user, request_id)
     return answer
 

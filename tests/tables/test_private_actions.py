@@ -111,6 +111,53 @@ async def test_an_arrangement_reaches_only_the_players_other_sockets_and_keeps_t
             await page.disconnect()
 
 
+async def test_an_arrangement_is_told_to_the_players_other_sockets_only_while_there_are_any(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Most players have one socket at a table: their arrangements publish no notice at all. A second
+    tab at the table makes the first tell it (and it the first); once it closes, nothing is told."""
+    told: list[str] = []
+    seat_view = notify.seat_view
+
+    def recording(**kwargs: Any) -> None:
+        told.append(kwargs["request_id"])
+        seat_view(**kwargs)
+
+    monkeypatch.setattr(notify, "seat_view", recording)
+    table, (asha, _ravi) = await _started(turn_seconds=60)
+    path = f"/ws/tables/{table.pk}/"
+    tab_a = await open_socket(asha, path)
+    tab_b: WebsocketCommunicator | None = None
+    try:
+        hand = (await _snapshot(tab_a))["view"]["hand"]
+
+        async def arrange(page: WebsocketCommunicator, rid: str, groups: list[list[str]]) -> None:
+            await page.send_json_to(
+                {"type": "action", "request_id": rid, "action": {"type": "arrange", "groups": groups}}
+            )
+            assert (await _answer(page, "result", rid))["ok"]
+
+        await arrange(tab_a, "alone-1", _regrouped(hand))
+        assert told == []  # one socket: nobody to tell
+        tab_b = await open_socket(asha, path)
+        await _snapshot(tab_b)
+        await arrange(tab_a, "two-1", [sorted(hand)])
+        view = await tab_b.receive_json_from(timeout=5)
+        assert view["type"] == "view" and view["view"]["arrangement"] == [sorted(hand)], view
+        await arrange(tab_b, "two-2", _regrouped(hand))  # the newer tab knows of the older one too
+        view = await tab_a.receive_json_from(timeout=5)
+        assert view["type"] == "view" and view["view"]["arrangement"] == _regrouped(hand), view
+        assert told == ["two-1", "two-2"]
+        await tab_b.disconnect()
+        tab_b = None
+        await arrange(tab_a, "alone-2", [sorted(hand)])
+        assert told == ["two-1", "two-2"]  # the other tab said goodbye
+    finally:
+        for page in (tab_a, tab_b):
+            if page is not None:
+                await page.disconnect()
+
+
 async def test_a_timer_armed_before_arrangements_still_fires_at_its_version(
     clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
