@@ -554,8 +554,11 @@ def run_once(
         for client in clients:
             client.wait_line("PLAYING", 30)
         before, db_before = meter.sample(), pg_counters(args)
+        profilers = start_profilers(args, [pid for d in daphnes for pid in group_pids(d.popen.pid)], tables)
         for client in clients:
             client.wait_line("STOPPED", args.duration + 60)
+        for profiler in profilers:
+            profiler.wait(timeout=60)
         after, db_after = meter.sample(), pg_counters(args)
         results = []
         for client in clients:
@@ -709,6 +712,28 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     fig.savefig(path)
 
 
+def start_profilers(args: argparse.Namespace, pids: list[int], tables: int) -> list[subprocess.Popen[bytes]]:
+    """``--profile DIR``: py-spy on each server process for the measured window but its last 5 s
+    (``--gil``: only samples holding the GIL, the CPU that counts), as collapsed stacks
+    ``DIR/<tables>-<pid>.txt``; nothing without it."""
+    if not args.profile:
+        return []
+    Path(args.profile).mkdir(parents=True, exist_ok=True)
+    seconds = str(max(5, int(args.duration) - 5))
+    return [
+        subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "py-spy"),
+                *("record", "--gil", "--format", "raw", "--rate", "200", "--duration", seconds),
+                *("--pid", str(pid), "--output", str(Path(args.profile) / f"{tables}-{pid}.txt")),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for pid in pids
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -778,6 +803,9 @@ def main() -> None:
     )
     parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
     parser.add_argument("--keep-logs", action="store_true", help="keep the children's logs (path on stderr)")
+    parser.add_argument(
+        "--profile", default="", help="py-spy each server over the window, collapsed stacks into this folder"
+    )
     args = parser.parse_args()
     for url in (args.pg, args.redis):
         host = url.split("@")[-1].split("//")[-1].split(":")[0]
