@@ -1,10 +1,12 @@
-"""The plot of an ASGI server sweep (issue 26): latency and CPU per table action, by server.
+"""The plot of a sweep (issue 26): latency and CPU per table action, by ASGI server or by any field.
 
     .venv/bin/python bench/load/plot_servers.py bench/load/sweep-servers-issue26.jsonl bench/load/servers-issue26.png
+    .venv/bin/python bench/load/plot_servers.py ROWS.jsonl OUT.png --by code   # before and after a change
 
 Reads ``run.py``'s JSON lines (``--server`` daphne, uvicorn or granian; any table counts, repeated
 runs as separate points) and draws p50 and p99 against the table count beside the CPU of every
-process per table action.
+process per table action. ``--by FIELD`` groups the rows by another field of theirs (a ``code``
+label added to each row, say).
 """
 
 from __future__ import annotations
@@ -21,12 +23,18 @@ COLORS = {"daphne": "tab:blue", "uvicorn": "tab:orange", "granian": "tab:green"}
 NUDGE = {"daphne": -6, "uvicorn": 0, "granian": 6}  # side by side on the CPU panel
 
 
-def main(rows_path: str, png_path: str) -> None:
+def main(rows_path: str, png_path: str, by: str = "server") -> None:
     with open(rows_path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for server, color in COLORS.items():
-        runs = sorted((r for r in rows if r.get("server", "daphne") == server), key=lambda r: r["tables"])
+    if by == "server":
+        colors, nudge = COLORS, NUDGE
+    else:
+        labels = list(dict.fromkeys(str(r.get(by)) for r in rows))
+        colors = {label: f"C{i}" for i, label in enumerate(labels)}
+        nudge = {label: 6 * i - 3 * (len(labels) - 1) for i, label in enumerate(labels)}
+    for server, color in colors.items():
+        runs = sorted((r for r in rows if str(r.get(by, "daphne")) == server), key=lambda r: r["tables"])
         for i, r in enumerate(runs):
             first = i == 0
             ax.scatter(
@@ -40,12 +48,14 @@ def main(rows_path: str, png_path: str) -> None:
                 label=f"{server} p50" if first else None,
             )
             cpu = sum(r["cpu_ms_per_action"].values())
-            bx.scatter(r["tables"] + NUDGE[server], cpu, color=color, label=server if first else None)
+            bx.scatter(r["tables"] + nudge[server], cpu, color=color, label=server if first else None)
     ax.axhline(250, color="red", linestyle="--", linewidth=1, label="p99 target 250 ms")
     ax.set_yscale("log")
     ax.set_xlabel("tables of 6 (one action a table every ~2 s)")
     ax.set_ylabel("action to every seat, ms")
-    ax.set_title("Latency by ASGI server, 2 cores, 2 server processes", fontsize=9)
+    ax.set_title(
+        f"Latency by {'ASGI server' if by == 'server' else by}, 2 cores, 2 server processes", fontsize=9
+    )
     bx.set_xlabel("tables of 6")
     bx.set_ylabel("ms of CPU per table action, every process")
     bx.set_title("CPU per table action (servers, PostgreSQL, Redis, Celery, clients)", fontsize=9)
@@ -58,4 +68,5 @@ def main(rows_path: str, png_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    main(args[0], args[1], args[3] if len(args) > 3 and args[2] == "--by" else "server")
