@@ -109,7 +109,7 @@ def play_block(user: User, *, session_key: str | None = None, now: datetime | No
 @dataclass(frozen=True)
 class BlockQuery:
     """``play_block``'s one query, to run alone (``play_block``) or inside another statement (a
-    table action reads it with its game row's lock, ``tables.gamerows.lock_game``: a round trip
+    table action reads it with its game row's lock, ``tables.gamerows.lock_game_beside``: a round trip
     and a statement fewer per action): ``sql`` selects the block's columns of the user ``u`` whose
     id is the last parameter, after ``params``; ``judge`` reads the row it gave (None: no such user).
     """
@@ -131,7 +131,7 @@ class BlockQuery:
 
     def judge(self, user: User, found: Sequence[Any] | None) -> Block | None:
         """The ``Block`` that ``found`` (the query's columns, or None) says ``user`` is under, if any."""
-        if found is None or found[0] is None or not found[0]:  # no such user, or not active
+        if found is None or not found[0]:  # no such user (None, or all None beside a lock), or not active
             return Block(DEACTIVATED, signed_out=True)
         row = {"is_active": found[0], "password": found[1], "suspended": found[2], "excluded": found[3]}
         if self.with_session:
