@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -23,7 +24,7 @@ from rest_framework.views import APIView
 from game_engine.melds import verdict
 from tables import seating, selectors
 from tables.errors import BadRequest
-from tables.models import Deal, PoolGame, Table
+from tables.models import Deal, PoolGame, Seat, Table
 
 
 class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -338,7 +339,10 @@ def game_visible_to(user: Any) -> Any:
     games = PoolGame.objects.select_related("table__settings")
     if user.is_staff:
         return games
-    return games.filter(seats__user=user, seats__engine_seat__isnull=False).distinct()
+    # Exists, not a join and DISTINCT: a game's state (json) cannot be compared (tables.fields)
+    return games.filter(
+        Exists(Seat.objects.filter(game=OuterRef("pk"), user=user, engine_seat__isnull=False))
+    )
 
 
 def deal_visible_to(user: Any) -> Any:
@@ -348,7 +352,9 @@ def deal_visible_to(user: Any) -> Any:
     deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
     if user.is_staff:
         return deals
-    return deals.filter(game__seats__user=user, game__seats__engine_seat__isnull=False).distinct()
+    return deals.filter(
+        Exists(Seat.objects.filter(game=OuterRef("game"), user=user, engine_seat__isnull=False))
+    )
 
 
 class GroupsEvaluateSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from accounts.boundsql import bound_cursor
 from game_engine.events import Event
+from tables.fields import JSONTextField
 from tables.models import GameEvent, PoolGame
 
 _EVENT_FIELDS = ("game", "deal_number", "version", "seq", "type", "data", "created_at")
@@ -54,7 +55,9 @@ def _json_text(value: Any) -> str | None:
 
 
 def _placeholder(field: models.Field[Any, Any]) -> str:
-    return "%s::jsonb" if _fast(connection) and isinstance(field, models.JSONField) else "%s"
+    if not _fast(connection) or not isinstance(field, models.JSONField):
+        return "%s"
+    return "%s::json" if isinstance(field, JSONTextField) else "%s::jsonb"
 
 
 def _prep(field: models.Field[Any, Any], value: Any, db: Any) -> Any:

@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from game_engine.formats import FORMATS, TableRules, make_rules
+from tables.fields import JSONTextField
 
 
 class TableSettings(models.Model):
@@ -142,8 +143,9 @@ class PoolGame(models.Model):
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="games")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
-    #: The engine's ``GameState.to_dict()``; empty while waiting for players.
-    state = models.JSONField(default=dict, blank=True)
+    #: The engine's ``GameState.to_dict()``; empty while waiting for players. ``json``, not ``jsonb``,
+    #: on PostgreSQL (``tables.fields``): written and read whole by every action, never queried into.
+    state = JSONTextField(default=dict, blank=True)
     version = models.PositiveIntegerField(default=0)
     #: How many events the log holds for this game (the next event's ``seq``).
     event_count = models.PositiveIntegerField(default=0)
