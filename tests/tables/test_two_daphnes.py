@@ -199,3 +199,65 @@ def test_two_players_on_two_daphnes_play_a_game_to_the_end(redis_db: str, tmp_pa
     finally:
         for proc in reversed(procs):
             proc.stop()
+
+
+def test_a_players_two_tabs_on_two_daphnes_hear_each_others_arrangements(redis_db: str) -> None:
+    """The tabs find each other through Redis (hello, here) and an arrangement in one reaches the
+    other as its ``view``, across processes; with the second tab closed (bye) the first's next
+    arrangement is still accepted, and the other player hears nothing of either."""
+    procs: list[Proc] = []
+    try:
+        daphne_a, port_a = start_daphne(redis_db, name="daphne-a", DB_POOL_SIZE="8", WS_DB_THREADS="4")
+        procs.append(daphne_a)
+        daphne_b, port_b = start_daphne(redis_db, name="daphne-b", DB_POOL_SIZE="8", WS_DB_THREADS="4")
+        procs.append(daphne_b)
+        table = make_table(seats=2, seed=52, turn_seconds=120)
+        asha, ravi = make_player("asha"), make_player("ravi")
+        services.table_join(table_id=table.pk, user=asha)
+        services.table_join(table_id=table.pk, user=ravi)
+        cookie, ravi_cookie = session_cookie(asha), session_cookie(ravi)
+
+        def socket(port: int, cookie: str) -> Any:
+            return connect(
+                f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/",
+                origin=Origin(f"http://127.0.0.1:{port}"),
+                additional_headers={"Cookie": cookie},
+                proxy=None,
+                open_timeout=10,
+            )
+
+        async def next_of(ws: Any, kind: str) -> dict[str, Any]:
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+                if message["type"] == kind:
+                    return message
+
+        async def arrange(ws: Any, rid: str, groups: list[list[str]]) -> None:
+            action = {"type": "arrange", "groups": groups}
+            await ws.send(json.dumps({"type": "action", "request_id": rid, "action": action}))
+            result = await next_of(ws, "result")
+            assert result["request_id"] == rid and result["ok"], result
+
+        async def play() -> None:
+            async with socket(port_a, cookie) as tab_a, socket(port_b, ravi_cookie) as other:
+                hand = (await next_of(tab_a, "snapshot"))["view"]["hand"]
+                await next_of(other, "snapshot")
+                async with socket(port_b, cookie) as tab_b:
+                    await next_of(tab_b, "snapshot")
+                    await asyncio.sleep(0.5)  # the hello and its answer cross Redis
+                    halves = [sorted(hand)[:6], sorted(hand)[6:]]
+                    await arrange(tab_a, "a-1", halves)
+                    view = await next_of(tab_b, "view")
+                    assert view["view"]["arrangement"] == halves, view
+                    await arrange(tab_b, "b-1", [sorted(hand)])
+                    view = await next_of(tab_a, "view")
+                    assert view["view"]["arrangement"] == [sorted(hand)], view
+                await asyncio.sleep(0.5)  # the goodbye
+                await arrange(tab_a, "a-2", halves)
+                with pytest.raises(TimeoutError):  # ravi hears nothing of asha's arrangements
+                    await asyncio.wait_for(other.recv(), timeout=1)
+
+        asyncio.run(play())
+    finally:
+        for proc in reversed(procs):
+            proc.stop()
