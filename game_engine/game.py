@@ -128,6 +128,10 @@ class GameState:
         }
         return Deadline(self.phase_deadline, kind[self.phase], None)
 
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat of the player whose id is ``player_id`` (the server's user id), or None."""
+        return next((i for i, p in enumerate(self.players) if p.id == player_id), None)
+
     def live_seats(self) -> list[int]:
         return [i for i, p in enumerate(self.players) if not p.eliminated]
 

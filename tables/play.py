@@ -144,7 +144,7 @@ def game_act(
             raise NoGameRunning("no game is being played at this table")
         # The engine's players are exactly the seats the game started with (Seat.engine_seat is
         # the index): finding the user there answers like the seat query, without a query.
-        seat = next((i for i, p in enumerate(state.players) if p.id == str(user.pk)), None)
+        seat = state.seat_of(str(user.pk))
         if seat is None:
             raise NotSeated("you are not playing in this game")
         # what ``apply`` makes the version: the next one, but for a private action (Action.private)
@@ -204,7 +204,7 @@ def drop_blocked_player(*, user_id: int) -> int:
     def step(game: PoolGame, state: GameState | None) -> Action | None:
         if game.status != PoolGame.Status.RUNNING or state is None:
             return None
-        seat = next((i for i, p in enumerate(state.players) if p.id == str(user_id)), None)
+        seat = state.seat_of(str(user_id))
         if seat is None or state.players[seat].eliminated or state.players[seat].auto_drop:
             return None
         return AutoDrop(at=clock.now_ms(), seat=seat, on=True)

@@ -309,5 +309,5 @@ def own_view(*, game_id: int, user_id: int) -> tuple[int, dict[str, Any] | None]
     if not game.state:
         return game.version, None
     state = GameState.from_dict(game.state)
-    seat = next((i for i, p in enumerate(state.players) if p.id == str(user_id)), None)
+    seat = state.seat_of(str(user_id))
     return state.version, None if seat is None else view_for(state, seat)
