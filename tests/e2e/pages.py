@@ -139,11 +139,15 @@ def make_user(username: str, display_name: str = "") -> User:
 class Player:
     """One browser: its page, every WebSocket frame the page received, and what went wrong in it."""
 
-    def __init__(self, browser: Any, base: str, name: str, device: dict[str, Any]) -> None:
+    def __init__(
+        self, browser: Any, base: str, name: str, device: dict[str, Any], *, context: Any = None
+    ) -> None:
         self.name = name
         self.base = base
-        self.context = browser.new_context(**device)
-        self.context.set_default_timeout(TIMEOUT)
+        if context is None:
+            context = browser.new_context(**device)
+            context.set_default_timeout(TIMEOUT)
+        self.context = context
         self.page = self.context.new_page()
         self.frames: list[dict[str, Any]] = []
         #: what the page sent over its sockets, and the URLs of its HTTP requests
@@ -180,6 +184,11 @@ class Player:
 
         ws.on("framereceived", received)
         ws.on("framesent", sent)
+
+    def another_tab(self) -> Player:
+        """A second page of this browser (its cookies, so its session): the same player in another tab,
+        with frames and errors of its own."""
+        return Player(None, self.base, f"{self.name} (another tab)", {}, context=self.context)
 
     def log_in(self, user: User) -> None:
         """Log in with the session cookie of ``user`` (the log-in page is tested elsewhere)."""
