@@ -13,6 +13,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from rummy_site.autobahn_logs import defer_frame_highlights  # noqa: E402
 from rummy_site.collector import settle_long_lived_objects  # noqa: E402
 from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
@@ -20,6 +21,7 @@ from rummy_site.twisted_writes import write_at_once  # noqa: E402
 from rummy_site.ws_security import SameOriginValidator  # noqa: E402
 from tables.dbretry import auth_middleware_stack  # noqa: E402
 
+defer_frame_highlights()  # Daphne: autobahn's per-frame debug lines cost nothing unless written
 limit_send_buffer(settings.WS_MAX_SEND_BUFFER)  # Daphne: close a socket whose client does not read
 if settings.WS_WRITE_AT_ONCE:
     write_at_once()  # Daphne: a frame goes to the socket at once when nothing waits before it

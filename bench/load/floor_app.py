@@ -3,7 +3,7 @@
 Served by ``floor.py`` (``daphne bench.load.floor_app:application``) to measure what the
 required stack itself costs per WebSocket frame and per table notice, before any rule,
 query or view of ours. It uses the same cheap choices as the real site (orjson for JSON,
-``rummy_site.twisted_writes``, the pub/sub channel layer), so the figures are a floor of
+``rummy_site.twisted_writes``, ``rummy_site.autobahn_logs``, the pub/sub channel layer), so the figures are a floor of
 the real consumer's cost, not a straw man.
 
 One socket per ``/ws/floor/<group>/``; a message ``{"t": "e", ...}`` is answered to its
@@ -38,9 +38,11 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from rummy_site.autobahn_logs import defer_frame_highlights  # noqa: E402
 from rummy_site.twisted_writes import write_at_once  # noqa: E402
 
 write_at_once()
+defer_frame_highlights()
 
 
 class FloorConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
