@@ -53,7 +53,10 @@ def clean_text(value: str) -> bool:
 
 
 def _depth(text: str) -> int:
-    """The deepest bracket nesting of JSON ``text``, outside string literals (no recursion)."""
+    """The deepest bracket nesting of JSON ``text``, outside string literals (no recursion).
+
+    Read only for text the parser refused, which may be nested past what it goes into.
+    """
     depth = deepest = 0
     for char in _STRING_LITERAL.sub("", text):
         if char in "[{":
@@ -61,6 +64,24 @@ def _depth(text: str) -> int:
             deepest = max(deepest, depth)
         elif char in "]}":
             depth -= 1
+    return deepest
+
+
+def _nesting(value: Any) -> int:
+    """How deep parsed JSON nests (``{"a": [1]}`` is 2, as its brackets are), stopping once past
+    ``MAX_DEPTH``. Walks the containers only (orjson makes plain dicts and lists): a message's
+    strings and numbers are not visited."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if depth > MAX_DEPTH:
+                break
+        for child in item.values() if type(item) is dict else item:
+            if type(child) is list or type(child) is dict:
+                stack.append((child, depth + 1))
     return deepest
 
 
@@ -85,17 +106,21 @@ def parse_frame(text: str | None, data: bytes | None) -> dict[str, Any]:
         raise ProtocolError("binary frames are not accepted; send JSON text")
     if len(text) > MAX_FRAME_CHARS:
         raise ProtocolError(f"a message may be at most {MAX_FRAME_CHARS} characters")
-    if _depth(text) > MAX_DEPTH:
-        raise ProtocolError(f"a message may nest at most {MAX_DEPTH} levels deep")
+    too_deep = f"a message may nest at most {MAX_DEPTH} levels deep"
     if not clean_text(text):  # raw control characters or surrogates in the frame itself
         raise ProtocolError("text may not hold control characters or unpaired surrogates")
     try:
         content = orjson.loads(text)
-    except orjson.JSONDecodeError:  # also escaped unpaired surrogates
-        raise ProtocolError("a message must be JSON") from None
+    except orjson.JSONDecodeError:  # also escaped unpaired surrogates, and nesting past the parser's limit
+        raise ProtocolError(too_deep if _depth(text) > MAX_DEPTH else "a message must be JSON") from None
     if not isinstance(content, dict):
         raise ProtocolError("a message must be a JSON object")
-    _check_strings(content)  # escaped NULs (\u0000) and the like
+    # Checked on what was parsed, not on the text: scanning every character of every frame for
+    # brackets outside strings was 1 % of a Daphne's samples under load, 3 % under evaluations.
+    if _nesting(content) > MAX_DEPTH:
+        raise ProtocolError(too_deep)
+    if "\\" in text:  # only an escape (\u0000, \b) makes a character the text itself does not hold
+        _check_strings(content)
     return content
 
 
