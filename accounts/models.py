@@ -112,3 +112,32 @@ class PlayLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} limit of {self.user}: {self.value}"
+
+
+class EmailChange(models.Model):
+    """A staff member changed an account's e-mail address (``accounts.emailchange``).
+
+    The address a password reset goes to is a credential: until ``held_until`` no reset mail goes
+    to the account, so that the owner, told at ``old_email``, can object before whoever reads
+    ``new_email`` could take the account over. An objection sets ``reverted_at``.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="email_changes")
+    old_email = models.EmailField(blank=True)
+    new_email = models.EmailField(blank=True)
+    changed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    held_until = models.DateTimeField(help_text="No password reset mail goes to the account before this.")
+    reverted_at = models.DateTimeField(null=True, blank=True)
+    reverted_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "held_until"], name="accounts_emailchange_hold")]
+
+    def __str__(self) -> str:
+        return f"e-mail change of {self.user}"
+
+    def open(self, now: datetime) -> bool:
+        """Whether the change still holds resets back (not reverted, hold not over)."""
+        return self.reverted_at is None and now < self.held_until

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts import play
+from accounts import emailchange, play
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
 from accounts.models import EMAIL_TAKEN, PlayLimit
 from accounts.services import user_signed_up
@@ -78,11 +78,13 @@ def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
+    old_email = request.user.email  # the form's validation writes the new one on the user
     form = ProfileForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():
-                form.save()
+                user = form.save()
+                emailchange.tell_own_change(user=user, old_email=old_email)
         except IntegrityError:  # another account took the address meanwhile
             form.add_error("email", EMAIL_TAKEN)
             return render(request, "accounts/profile.html", _profile_context(request, form=form), status=409)

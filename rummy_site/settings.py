@@ -113,6 +113,9 @@ INTEGRITY_RETENTION_DAYS = _int("INTEGRITY_RETENTION_DAYS", 180)
 #: E-mail (password resets): the console by default; EMAIL_URL (smtp://user:pass@host:587/?tls=True) for SMTP.
 EMAIL_URL = os.environ.get("EMAIL_URL", "")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Pool Rummy <no-reply@rummy.local>")
+#: Hours a password reset is held back after a staff member changed an account's e-mail address,
+#: so that the owner, told at the old address, can object first (accounts/emailchange.py).
+EMAIL_CHANGE_RESET_HOLD_HOURS = _int("EMAIL_CHANGE_RESET_HOLD_HOURS", 72)
 #: Practice bots think between these many milliseconds before each move.
 BOT_THINK_MS = (_int("BOT_THINK_MIN_MS", 700), _int("BOT_THINK_MAX_MS", 1800))
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None

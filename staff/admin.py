@@ -23,10 +23,10 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from accounts import play
+from accounts import emailchange, play
 from accounts.admin import PlayerAdmin
 from accounts.admin_base import BigListMixin, ReadOnlyAdmin
-from accounts.models import PlayLimit, SelfExclusion, Suspension, User
+from accounts.models import EmailChange, PlayLimit, SelfExclusion, Suspension, User
 from staff import audit, authority, player, roles, selectors, services
 from staff.export import export_csv
 from staff.forms import BulkTablesForm, CancelGameForm, NoteForm, ReasonForm, SuspendForm
@@ -518,6 +518,8 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if request.user.is_superuser:
             return ("role", "last_login", "date_joined")
+        if authority.is_staff_account(obj):  # a reset goes to it: a superuser's to change
+            return ("username", "role", "email", "last_login", "date_joined")
         return ("username", "role", "last_login", "date_joined")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -544,6 +546,19 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
                     verb="change_user",
                     target=target or request.user,
                 )
+            if target is not None and not request.user.is_superuser:
+                # the log-in name, and a staff account's address (a reset goes to it): shown read-only
+                forged = [
+                    key
+                    for key in authority.CREDENTIAL_FIELDS
+                    if key in request.POST and (key == "username" or authority.is_staff_account(target))
+                ]
+                if forged:
+                    raise audit.StaffRefused(
+                        f"only a superuser may change {', '.join(forged)} (of {target.username})",
+                        verb="change_user",
+                        target=target,
+                    )
             if target is not None:
                 if not super().has_change_permission(request, target):
                     raise audit.StaffRefused(
@@ -671,6 +686,63 @@ class PlayLimitAdmin(ReadOnlyAdmin):
         if row.value is None:
             return "no limit"
         return format_money(row.value) if row.kind == PlayLimit.Kind.SPEND else f"{row.value} minutes"
+
+
+@admin.register(EmailChange)
+class EmailChangeAdmin(ReadOnlyAdmin):
+    """Staff changes of an address and the reset holds they started (``accounts.emailchange``):
+    an administrator undoes one for the owner who objects by other means (a ticket, a call)."""
+
+    list_display = ("user", "old_email", "new_email", "changed_by", "created_at", "held_until", "reverted_at")
+    list_select_related = ("user", "changed_by")
+    search_fields = ("user__username", "old_email", "new_email")
+    fields = (
+        "user",
+        "old_email",
+        "new_email",
+        "changed_by",
+        "created_at",
+        "held_until",
+        "reverted_at",
+        "reverted_by",
+    )
+    readonly_fields = fields
+    actions = ["revert_changes"]
+
+    def has_revert_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.has_perm("accounts.change_user"))
+
+    @admin.action(
+        description="Undo: the old address back, the hold ended (the owner objects)", permissions=["revert"]
+    )
+    def revert_changes(self, request: HttpRequest, queryset: QuerySet[EmailChange]) -> HttpResponse | None:
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            for change in queryset:
+                try:
+                    authority.check_may_act_on(request.user, change.user, verb="revert_email_change")
+                    with audit.service_action():  # recorded once, as the revert (staff.credentials)
+                        emailchange.revert(change, by=request.user, reason=form.cleaned_data["reason"])
+                except audit.StaffRefused as exc:
+                    audit.record_refusal(staff=request.user, refused=exc)
+                    self.message_user(request, f"{change.user}: {exc}", messages.ERROR)
+                except emailchange.EmailChangeError as exc:
+                    self.message_user(request, f"{change.user}: {exc}", messages.ERROR)
+                else:
+                    self.message_user(request, f"{change.user}: old address back.", messages.SUCCESS)
+            return None
+        return TemplateResponse(
+            request,
+            "admin/staff/reason_action.html",
+            _context(
+                self,
+                request,
+                title="Undo e-mail changes",
+                form=form,
+                queryset=queryset,
+                action="revert_changes",
+            ),
+        )
 
 
 @admin.register(StaffNote)

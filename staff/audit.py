@@ -56,6 +56,8 @@ class Acting:
     user: Any
     remote_addr: str | None = None
     reason: str = ""
+    #: The site's address as the staff member reached it (links in the mail a change sends).
+    origin: str | None = None
 
 
 _acting: ContextVar[Acting | None] = ContextVar("staff_acting", default=None)
@@ -72,9 +74,11 @@ def recording() -> bool:
 
 
 @contextlib.contextmanager
-def acting(user: Any, *, remote_addr: str | None = None, reason: str = "") -> Iterator[None]:
+def acting(
+    user: Any, *, remote_addr: str | None = None, reason: str = "", origin: str | None = None
+) -> Iterator[None]:
     """Record the changes made inside as ``user``'s (with ``reason``)."""
-    token = _acting.set(Acting(user=user, remote_addr=remote_addr, reason=reason))
+    token = _acting.set(Acting(user=user, remote_addr=remote_addr, reason=reason, origin=origin))
     try:
         yield
     finally:
@@ -117,7 +121,11 @@ class StaffAuditMiddleware:
             and user.is_authenticated
             and user.is_staff
         ):
-            with acting(user, remote_addr=request.META.get("REMOTE_ADDR") or None):
+            with acting(
+                user,
+                remote_addr=request.META.get("REMOTE_ADDR") or None,
+                origin=request.build_absolute_uri("/"),
+            ):
                 response: HttpResponse = self.get_response(request)
             return response
         return self.get_response(request)

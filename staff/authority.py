@@ -6,7 +6,11 @@ themselves) and Zulip (an administrator cannot create or demote an owner):
 - nobody acts on their own account or on an account of an equal or higher rank
   (``roles.rank``), except to change their own password through the password form;
 - only a superuser creates accounts in the admin, grants or removes roles (groups) and
-  permissions, makes staff or superusers, or sets a password.
+  permissions, makes staff or superusers, or sets a password;
+- the ways to an account's credentials are guarded like its password: only a superuser renames
+  an account (the log-in name) or changes the e-mail address of a staff account (a password
+  reset goes to it); a staff change of a player's address holds resets back
+  (``staff.credentials``).
 
 Django's own documentation warns that a user who may edit users can make themselves a
 superuser; so the rules are checked where the change is saved, not only where the form is
@@ -29,6 +33,9 @@ from staff.audit import StaffRefused
 
 #: User fields only a superuser may change (roles and permissions are the many-to-many links).
 PRIVILEGED_FIELDS = ("is_staff", "is_superuser", "password")
+#: Fields that lead to an account's credentials: only a superuser renames an account, and only a
+#: superuser changes a staff account's address (a password reset goes to it).
+CREDENTIAL_FIELDS = ("username", "email")
 #: Admin form keys that ask for a privileged change: a non-superuser's form has none of them.
 PRIVILEGED_FORM_KEYS = (*PRIVILEGED_FIELDS, "groups", "user_permissions", "password1", "password2")
 
@@ -53,6 +60,19 @@ def check_may_act_on(actor: Any, target: Any, *, verb: str) -> None:
             verb=verb,
             target=target,
         )
+
+
+def is_staff_account(user: Any) -> bool:
+    """Any account with a role or a power: staff, superuser, a group or a permission of its own."""
+    if user is None or not getattr(user, "pk", None):
+        return False
+    return bool(
+        user.is_staff
+        or user.is_superuser
+        or roles.rank(user) >= roles.STAFF
+        or user.groups.exists()
+        or user.user_permissions.exists()
+    )
 
 
 def _words(verb: str) -> str:
@@ -91,6 +111,17 @@ def check_user_change(actor: Any, old: User | None, new: User) -> None:
     if privileged and not actor.is_superuser:
         raise StaffRefused(
             f"only a superuser may change {', '.join(privileged)} (of {new.username})",
+            verb="change_user",
+            target=new,
+        )
+    if "username" in changed and not actor.is_superuser:
+        raise StaffRefused(
+            f"only a superuser may rename an account (of {old.username})", verb="change_user", target=new
+        )
+    if "email" in changed and not actor.is_superuser and is_staff_account(old):
+        raise StaffRefused(
+            f"only a superuser may change the e-mail address of a staff account ({old.username}): "
+            "a password reset goes to it",
             verb="change_user",
             target=new,
         )

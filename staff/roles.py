@@ -25,6 +25,8 @@ SUPPORT = [
     "accounts.view_suspension",
     "accounts.view_selfexclusion",
     "accounts.view_playlimit",
+    # staff changes of an address and the reset holds they started (accounts.emailchange)
+    "accounts.view_emailchange",
     "accounts.suspend_player",
     "wallet.view_account",
     "wallet.view_ledgertransaction",
