@@ -134,6 +134,9 @@ DB_POOL_SIZE = _int("DB_POOL_SIZE", 0)
 _PREPARE = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip()
 DB_PREPARE_THRESHOLD: int | None = int(_PREPARE) if _PREPARE else None
 DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
+#: PostgreSQL: the role the site's processes connect as, granted after every migrate by the schema's
+#: owner (rummy_site/db_roles.py): it cannot disable a trigger, truncate, or change the append-only tables.
+DB_APP_ROLE = os.environ.get("DB_APP_ROLE", "").strip()
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
 #: The ASGI server's collector thresholds (``gc.set_threshold``: new objects before a young
@@ -188,6 +191,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    # before auditlog: its auditlogflush command refuses in place of auditlog's (docs/staff.md)
+    "rummy_site",
     "auditlog",
     "accounts",
     "wallet",
