@@ -3,7 +3,10 @@
 The README is what is tested: the commands come out of the fenced ``bash`` block(s) of
 its production section and run as they stand, in order, from the checkout, with only
 the values an operator chooses replaced (the secret key, the host name, the database,
-the Redis database, the Daphne ports, beat's state directory). The nginx site is the
+the Redis database, the Daphne ports, beat's state directory, the two database roles and their
+passwords); its ``sql`` block, the roles and the database, runs first through ``psql`` as the
+PostgreSQL superuser, so ``migrate`` runs as the schema's owner and every process as the site's
+role. The nginx site is the
 file the repository ships, ``deploy/nginx/rummy.conf``, with only its operator's values
 replaced (host name, certificate, listening ports, the Daphne ports), run by Debian's
 nginx as the current user under a main configuration of the test's own (what Debian's
@@ -13,7 +16,9 @@ Then a browser arrives as a player does, at ``https://localhost:<port>/``: signs
 through the form (CSRF over https, secure cookies), starts practice from the lobby and
 plays a turn over ``wss`` through nginx, and the bots' answer (the Celery worker's
 timers, through the Redis channel layer) reaches the page. So the Origin check, the
-secure cookies and the proxy headers meet a real proxy.
+secure cookies and the proxy headers meet a real proxy. Last, connected as the site's role,
+every statement that would erase the audit trail, the ledger or the event log is refused by
+PostgreSQL (rummy_site/db_roles.py).
 
 ``collectstatic`` writes into the checkout's ``staticfiles/``, as the README says: two runs of
 this test in one checkout at once would write the same files.
@@ -57,6 +62,14 @@ EXAMPLE_HOST = "rummy.example.com"
 EXAMPLE_CERT = f"/etc/letsencrypt/live/{EXAMPLE_HOST}/fullchain.pem"
 EXAMPLE_KEY = f"/etc/letsencrypt/live/{EXAMPLE_HOST}/privkey.pem"
 EXAMPLE_STATE_DIR = "/var/lib/rummy"
+#: The README's database roles, their passwords, the database and its host (the sql block and the URLs).
+EXAMPLE_OWNER, EXAMPLE_APP = "rummy_owner", "rummy_app"
+EXAMPLE_OWNER_PASSWORD, EXAMPLE_APP_PASSWORD = "owner-password", "app-password"
+EXAMPLE_DATABASE = "DATABASE rummy "
+EXAMPLE_DATABASE_AT = "@db/rummy"
+PSQL = "/usr/bin/psql"
+#: PostgreSQL's "insufficient_privilege": refused for want of a privilege (a trigger's refusal is 23001).
+INSUFFICIENT_PRIVILEGE = "42501"
 HOST = "localhost"
 #: Also out of the operator's shell: a forwarded-origin list would let the Origin checks pass without the proxy's headers.
 NOT_IN_THE_OPERATORS_SHELL = (*NOT_ON_A_FRESH_MACHINE, "CSRF_TRUSTED_ORIGINS", "SECURE_SSL_REDIRECT", "DEBUG")
@@ -67,11 +80,23 @@ LOG_LINES = 60
 
 
 # ---------------------------------------------------------------------------- the README's commands
-def production_section(readme: str) -> tuple[dict[str, str], list[list[str]]]:
-    """The exports and the command lines of the README's production section's ``bash`` block(s)."""
+def section_of(readme: str) -> str:
+    """The README's production section."""
     section = re.search(r"^## Running in production\n(.*?)(?=^## )", readme, re.S | re.M)
     assert section, "README.md has no '## Running in production' section"
-    blocks = re.findall(r"^```bash\n(.*?)^```", section.group(1), re.S | re.M)
+    return section.group(1)
+
+
+def role_setup(section: str) -> str:
+    """The SQL the operator runs once as the PostgreSQL superuser: the section's ``sql`` block(s)."""
+    blocks = re.findall(r"^```sql\n(.*?)^```", section, re.S | re.M)
+    assert blocks, "the production section has no ```sql block (the database roles)"
+    return "".join(blocks)
+
+
+def production_section(section: str) -> tuple[dict[str, str], list[list[str]]]:
+    """The exports and the command lines of the README's production section's ``bash`` block(s)."""
+    blocks = re.findall(r"^```bash\n(.*?)^```", section, re.S | re.M)
     assert blocks, "the production section has no ```bash block"
     env: dict[str, str] = {}
     commands: list[list[str]] = []
@@ -96,13 +121,23 @@ def replaced(text: str, values: dict[str, str], where: str) -> str:
     return text
 
 
+def assignments(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """A command's leading ``NAME=value`` words (its own environment, as a shell reads them) and the rest."""
+    own: dict[str, str] = {}
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        name, _, value = words[0].partition("=")
+        own[name] = value
+        words = words[1:]
+    return own, words
+
+
 def daphne_port(words: list[str]) -> str:
     return words[words.index("-p") + 1]
 
 
 def kind(words: list[str]) -> str:
     """``daphne``, ``worker``, ``beat`` (processes that stay up) or ``step`` (one that runs to its end)."""
-    program = Path(words[0]).name
+    program = Path(assignments(words)[1][0]).name
     if program == "daphne":
         return "daphne"
     if program == "celery":
@@ -168,27 +203,66 @@ def postgres_server_url() -> str:
     return urlunsplit(urlsplit(url)._replace(path="/postgres"))
 
 
+class Database:
+    """The README's database and roles on the suite's PostgreSQL server, under names of this run's own."""
+
+    def __init__(self) -> None:
+        self.server = postgres_server_url()
+        tag = f"{os.getpid()}_{secrets.token_hex(3)}"
+        self.name = f"rummy_production_test_{os.getpid()}"
+        self.owner, self.app = f"rummy_owner_{tag}", f"rummy_app_{tag}"
+        self.passwords = {
+            EXAMPLE_OWNER_PASSWORD: secrets.token_hex(12),
+            EXAMPLE_APP_PASSWORD: secrets.token_hex(12),
+        }
+        where = urlsplit(self.server)
+        self.at = f"@{where.hostname}:{where.port or 5432}/{self.name}"
+
+    def own_values(self) -> dict[str, str]:
+        """The README's examples and this run's values, for the section's text (sql and bash blocks)."""
+        return {
+            EXAMPLE_OWNER: self.owner,
+            EXAMPLE_APP: self.app,
+            **self.passwords,
+            EXAMPLE_DATABASE: f"DATABASE {self.name} ",
+            EXAMPLE_DATABASE_AT: self.at,
+        }
+
+    def url_of(self, role: str) -> str:
+        password = self.passwords[EXAMPLE_OWNER_PASSWORD if role == self.owner else EXAMPLE_APP_PASSWORD]
+        return f"postgres://{role}:{password}{self.at}"
+
+    def superuser(self, sql: str, *, here: bool = False) -> list[tuple[Any, ...]]:
+        """``sql`` run as the server's superuser, at the maintenance database (or at this one: ``here``)."""
+        import psycopg
+
+        url = urlunsplit(urlsplit(self.server)._replace(path=f"/{self.name}")) if here else self.server
+        with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
+            cursor = conn.execute(sql)
+            return cursor.fetchall() if cursor.description else []
+
+    def drop(self) -> None:
+        self.superuser(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        for role in (self.app, self.owner):
+            self.superuser(f'DROP ROLE IF EXISTS "{role}"')
+
+
 @pytest.fixture
-def fresh_database() -> Iterator[str]:
-    """An empty PostgreSQL database of this test's own (the README's migrate makes its tables); dropped after."""
+def production_database() -> Iterator[Database]:
+    """No database yet (the README's sql block makes it and its roles); all of it dropped after."""
     import psycopg
 
-    server = postgres_server_url()
-    name = f"rummy_production_test_{os.getpid()}"
-
-    def run(sql: str) -> None:
-        with psycopg.connect(server, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(sql)
-
+    if not os.access(PSQL, os.X_OK):
+        _missing("psql", f"{PSQL} is absent: apt-get install -y postgresql-client")
+    database = Database()
     try:
-        run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        database.drop()  # a database of an earlier run in this process id
     except psycopg.OperationalError as exc:
-        _missing("PostgreSQL", f"{server}: {exc}")
-    run(f'CREATE DATABASE "{name}"')
+        _missing("PostgreSQL", f"{database.server}: {exc}")
     try:
-        yield urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
+        yield database
     finally:
-        run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        database.drop()
 
 
 def https_get(url: str, cafile: Path, headers: dict[str, str] | None = None) -> tuple[int, str]:
@@ -230,6 +304,7 @@ class Site:
         self.log_tails = log_tails
         self.procs: list[Proc] = []
         self.daphnes: list[Proc] = []
+        self.env: dict[str, str] = {}
         self.nginx_dir = workdir / "nginx"
         (self.nginx_dir / "temp").mkdir(parents=True)
         self.cafile, self.keyfile = self_signed_certificate(workdir, HOST)
@@ -269,12 +344,14 @@ class Site:
         """Each command in the README's order, from the checkout: steps run to their end, servers start."""
         state_dir = self.workdir / "state"
         state_dir.mkdir()
+        self.env = env
         for words in commands:
             words = [w.replace(EXAMPLE_STATE_DIR, str(state_dir)) for w in words]
             what = kind(words)
+            own, words = assignments(words)
             if what == "step":
                 done = subprocess.run(
-                    words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT
+                    words, cwd=ROOT, env={**env, **own}, capture_output=True, text=True, timeout=STEP_TIMEOUT
                 )
                 output = (done.stdout + done.stderr)[-4000:]
                 assert done.returncode == 0, f"{shlex.join(words)} exited {done.returncode}:\n{output}"
@@ -282,7 +359,7 @@ class Site:
             if what == "daphne":
                 port = words.index("-p") + 1
                 words[port] = daphne_ports[words[port]]
-            proc = self.start(f"{what}-{len(self.procs)}", words, env)
+            proc = self.start(f"{what}-{len(self.procs)}", words, {**env, **own})
             if what == "daphne":
                 self.daphnes.append(proc)
 
@@ -338,12 +415,18 @@ def operators_shell(readme_env: dict[str, str], own_values: dict[str, str]) -> d
 
 @pytest.fixture
 def production_site(
-    tmp_path: Path, fresh_database: str, require_redis: str, log_tails: dict[str, Callable[[], str]]
+    tmp_path: Path, production_database: Database, require_redis: str, log_tails: dict[str, Callable[[], str]]
 ) -> Iterator[Site]:
     """The README's production commands and the shipped nginx site, up and answering /healthz over https."""
     if not os.access(NGINX, os.X_OK):
         _missing("nginx", f"{NGINX} is absent: apt-get install -y nginx (scripts/test does it)")
-    readme_env, commands = production_section(README.read_text())
+    database = production_database
+    section = replaced(
+        section_of(README.read_text()), database.own_values(), "README.md's production section"
+    )
+    readme_env, commands = production_section(section)
+    roles_sql = tmp_path / "roles.sql"
+    roles_sql.write_text(role_setup(section))
     kinds = [kind(words) for words in commands]
     assert kinds.count("daphne") >= 2 and kinds.count("worker") == 1 and kinds.count("beat") == 1, commands
     steps = [shlex.join(words) for words in commands if kind(words) == "step"]
@@ -355,11 +438,18 @@ def production_site(
     daphne_ports = {port: str(mine) for port, mine in zip(readme_ports, site.daphne_ports, strict=True)}
     with private_redis(require_redis) as redis_url:
         try:
+            # the roles and the database, as the operator makes them once: psql as the superuser
+            done = subprocess.run(
+                [PSQL, database.server, "-v", "ON_ERROR_STOP=1", "-f", str(roles_sql)],
+                capture_output=True,
+                text=True,
+                timeout=STEP_TIMEOUT,
+            )
+            assert done.returncode == 0, f"the README's sql block failed:\n{done.stdout}{done.stderr}"
             site.start_nginx(daphne_ports)
             own_values = {
                 "SECRET_KEY": secrets.token_urlsafe(50),
                 "ALLOWED_HOSTS": HOST,
-                "DATABASE_URL": fresh_database,
                 "REDIS_URL": redis_url,
             }
             site.run_readme(commands, operators_shell(readme_env, own_values), daphne_ports)
@@ -390,8 +480,51 @@ OVERSIZED_MESSAGES = """
 """
 
 
+def the_site_role_cannot_erase_the_trail_the_ledger_or_the_events(site: Site, database: Database) -> None:
+    """The processes ran as the README's app role, and as that role PostgreSQL refuses every statement
+    that would disable the append-only tables' triggers or truncate, change or delete their rows."""
+    import psycopg
+
+    from rummy_site.db_roles import append_only_tables
+
+    app_url = database.url_of(database.app)
+    assert site.env["DATABASE_URL"] == app_url and site.env["DB_APP_ROLE"] == database.app, site.env
+    owners = database.superuser(
+        "SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'", here=True
+    )
+    assert owners == [(database.owner,)], owners
+    sessions = database.superuser(
+        f"SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = '{database.name}'"
+        " AND pid <> pg_backend_pid()"
+    )
+    assert sessions == [(database.app,)], sessions  # the Daphnes' and the worker's pools
+    tables = append_only_tables()
+    with psycopg.connect(app_url, autocommit=True, connect_timeout=5) as conn:
+
+        def counts() -> dict[str, int]:
+            return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}  # type: ignore[index]
+
+        before = counts()
+        assert before["tables_gameevent"], before  # the practice game the browser played
+        refusals = {}
+        for table in tables:
+            for statement in (
+                f"ALTER TABLE {table} DISABLE TRIGGER USER",
+                f"TRUNCATE {table}",
+                f"UPDATE {table} SET id = id",
+                f"DELETE FROM {table}",
+            ):
+                try:
+                    conn.execute(statement)
+                    refusals[statement] = "accepted"
+                except psycopg.Error as exc:
+                    refusals[statement] = exc.sqlstate or str(exc)
+        assert set(refusals.values()) == {INSUFFICIENT_PRIVILEGE}, refusals
+        assert counts() == before
+
+
 def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
-    production_site: Site, browser: Any
+    production_site: Site, production_database: Database, browser: Any
 ) -> None:
     site = production_site
     # every Daphne named in nginx's upstream answers through it (round robin)
@@ -466,3 +599,5 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     assert result["close"] in (1006, 1009), result  # Daphne fails the connection without a closing handshake
     player.assert_clean()
     player.close()
+
+    the_site_role_cannot_erase_the_trail_the_ledger_or_the_events(site, production_database)
