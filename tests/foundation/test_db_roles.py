@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from django.apps import apps
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -23,9 +24,10 @@ from django.test import Client, override_settings
 
 from accounts.models import User
 from rummy_site.db_roles import APPEND_ONLY_MODELS, AppRoleError, append_only_tables
-from staff.models import StaffAction, StaffNote
+from staff.models import AuditImmutable, StaffAction, StaffNote
 from staff.services import add_note
 from tables.models import GameEvent
+from wallet.errors import AppendOnlyViolation
 from wallet.models import Entry, LedgerTransaction
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -119,6 +121,16 @@ def test_the_app_role_does_what_the_site_does_and_cannot_erase_the_trail_the_led
             )
         }
         assert guarded and guarded <= set(append_only_tables()), (guarded, APPEND_ONLY_MODELS)
+        # and every model whose delete() refuses (the Python guard)
+        refusing = set()
+        for model in apps.get_models():
+            try:
+                model().delete()
+            except (AuditImmutable, AppendOnlyViolation):
+                refusing.add(model._meta.db_table)
+            except Exception:  # an unsaved row cannot be deleted: no guard spoke first
+                pass
+        assert refusing and refusing <= set(append_only_tables()), (refusing, APPEND_ONLY_MODELS)
         for table in append_only_tables():
             for statement in (
                 f"ALTER TABLE {table} DISABLE TRIGGER USER",
