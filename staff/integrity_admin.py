@@ -20,6 +20,7 @@ from accounts.models import User
 from integrity.admin import AccountLinkAdmin, FlagAdmin
 from integrity.models import AccountLink, Flag
 from staff import integrity as fairplay
+from staff import replay_admin, replays
 from staff.forms import ReasonForm
 from staff.services import StaffError
 from tables.models import Deal
@@ -169,7 +170,9 @@ class StaffFlagAdmin(FlagAdmin):
         except StaffError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return HttpResponseRedirect(reverse("admin:integrity_flag_change", args=[flag.pk]))
-        return HttpResponseRedirect(reverse("deal-detail", args=[deal.pk]))
+        # shown here, face up, once recorded: the replay page shows staff the table's view only
+        reason = f"review of flag {flag.pk} ({flag.get_signal_display()})"
+        return replay_admin.render_face_up(request, replays.face_up(deal), reason)
 
 
 admin.site.unregister(AccountLink)

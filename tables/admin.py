@@ -9,12 +9,14 @@ from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from accounts.lookup import named
 from game_engine.events import CATALOGUE
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
+from tables.selectors import without_hands
 from wallet.forms import RupeesField
 from wallet.money import format_money
 
@@ -189,13 +191,12 @@ class DealAdmin(BigListMixin, ReadOnlyAdmin):
         "started_at",
         "finished_at",
         "commitment",
-        "server_seed",
         "client_seeds",
         "deck_order",
         "shown_hands",
         "event_log",
     )
-    exclude = ("result", "players", "dealt_order")
+    exclude = ("result", "players", "dealt_order", "server_seed")
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Deal], search_term: str
@@ -212,11 +213,15 @@ class DealAdmin(BigListMixin, ReadOnlyAdmin):
 
     @admin.display(description="dealt order")
     def deck_order(self, obj: Deal) -> str:
-        """The deck order of a deal still being played is its players' hands and the closed deck:
-        hidden here (the game page shows it to the one role that may see it, recorded)."""
+        """The deck order (and the server seed that gives it) is every player's hand: hidden here.
+        A deal being played is on the game's live hands page, a finished one on its face-up page,
+        each for the one role that may see hands, with a reason, recorded (docs/staff.md)."""
         if obj.finished_at is None:
-            return "hidden until the deal ends"
-        return " ".join(obj.dealt_order or []) or "—"
+            return "hidden: the deal is being played"
+        return format_html(
+            'hidden: <a href="{}">open every hand face up</a> (Game integrity, asks why, recorded)',
+            reverse("admin:tables_deal_face_up", args=[obj.pk]),
+        )
 
     @admin.display(description="shown hands")
     def shown_hands(self, obj: Deal) -> str:
@@ -244,7 +249,9 @@ class DealAdmin(BigListMixin, ReadOnlyAdmin):
         events = GameEvent.objects.filter(game=obj.game, deal_number=obj.number).order_by("seq")
         return format_html(
             "<ol>{}</ol>",
-            format_html_join("", "<li><code>{}</code> {}</li>", ((e.type, e.data) for e in events)),
+            format_html_join(
+                "", "<li><code>{}</code> {}</li>", ((e.type, without_hands(e.data)) for e in events)
+            ),
         )
 
 
@@ -264,6 +271,14 @@ class EventTypeFilter(admin.SimpleListFilter):
 @admin.register(GameEvent)
 class GameEventAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("game", "deal_number", "seq", "version", "type", "created_at")
+    exclude = ("data",)
+    readonly_fields = ("public_data",)
+
+    @admin.display(description="data")
+    def public_data(self, obj: GameEvent) -> Any:
+        """What the table was sent; a ``deal_over``'s server seed (every hand) left out."""
+        return without_hands(obj.data)
+
     list_select_related = ("game__table",)
     list_filter = (EventTypeFilter,)
     search_fields = ("game__table__name",)  # read by get_search_results below

@@ -230,9 +230,12 @@ class DealDetailApi(APIView):
         responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, deal_id: int) -> Response:
-        """Every event and every shown hand of one finished deal the player was dealt into."""
+        """Every event and every shown hand of one finished deal of a game the player played in,
+        with every hand open (docs/rules.md §10.3). Staff who did not play in it get the deal as
+        the table saw it (``face_up`` false: no replay, no server seed, no hand but those shown);
+        hands face up are on a staff page of their own, with a reason (docs/staff.md)."""
         deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
-        return Response(selectors.deal_detail(deal=deal))
+        return Response(selectors.deal_detail(deal=deal, face_up=played_in(request.user, deal.game_id)))
 
 
 _GameDealSerializer = inline_serializer(
@@ -345,10 +348,21 @@ def game_visible_to(user: Any) -> Any:
     )
 
 
+def played_in(user: Any, game_id: int) -> bool:
+    """Whether ``user`` held a seat of the game when it started: its finished deals are theirs to
+    replay face up (docs/rules.md §10.3), since each ``deal_over`` gave them the seed that rebuilds
+    every hand (docs/fairness.md). Anyone else, staff included, sees the deal as the table saw it;
+    a staff role's job does not need the hands, except Game integrity's, and that look is recorded
+    with a reason (``staff.replays``)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return Seat.objects.filter(game_id=game_id, user=user, engine_seat__isnull=False).exists()
+
+
 def deal_visible_to(user: Any) -> Any:
-    """Finished deals the user may replay (docs/rules.md §10.3): staff all; a player every deal of a
-    game they played in, including deals after they were eliminated or left. A seat given up before
-    the start (it never got an engine seat) does not count."""
+    """Finished deals the user may open (docs/rules.md §10.3): staff all (as the table saw them,
+    ``played_in``); a player every deal of a game they played in, including deals after they were
+    eliminated or left. A seat given up before the start (it never got an engine seat) does not count."""
     deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
     if user.is_staff:
         return deals

@@ -155,20 +155,42 @@ def finished_deals_for(*, user: User) -> QuerySet[Deal]:
     )
 
 
-def deal_detail(*, deal: Deal) -> dict[str, Any]:
-    """A finished deal: every public event and every shown hand."""
+#: What a finished deal stores that opens every hand: the server seed (with the client seeds it
+#: rebuilds the whole deck, docs/fairness.md) and each player's last arrangement of their hand.
+HAND_KEYS = ("server_seed", "arrangements")
+
+
+def deal_detail(*, deal: Deal, face_up: bool = True) -> dict[str, Any]:
+    """A finished deal: every public event and every shown hand; ``face_up`` also every hand
+    throughout (the replay) and the seeds that rebuild the deck.
+
+    Not face up, it is the deal as the table saw it while it was played: the public events and
+    what was shown at the end, without the server seed that the ``deal_over`` event gave the
+    seats (from it and the client seeds every hand follows).
+    """
     events = GameEvent.objects.filter(game=deal.game, deal_number=deal.number).order_by("seq")
-    return {
+    messages = [e.as_message() for e in events]
+    if not face_up:
+        messages = [without_hands(m) for m in messages]
+    detail = {
         "id": deal.pk,
         "game_id": deal.game_id,
         "table": deal.game.table.name,
         "number": deal.number,
         "started_at": deal.started_at.isoformat(),
         "finished_at": deal.finished_at.isoformat() if deal.finished_at else None,
-        "result": deal.result,
-        "events": [dict(e.as_message(), version=e.version) for e in events],
-        **deal_replay(deal=deal, events=[e.as_message() for e in events]),
+        "result": deal.result if face_up or deal.result is None else without_hands(deal.result),
+        "events": [dict(m, version=e.version) for m, e in zip(messages, events, strict=True)],
+        "face_up": face_up,
     }
+    if not face_up:
+        return {**detail, "replay": None, "replay_error": None}
+    return {**detail, **deal_replay(deal=deal, events=messages)}
+
+
+def without_hands(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (an event's or a result's) without what opens the hands (``HAND_KEYS``)."""
+    return {k: v for k, v in data.items() if k not in HAND_KEYS}
 
 
 def deal_replay(*, deal: Deal, events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from tables import quick, seating, selectors
-from tables.apis import deal_visible_to, game_visible_to
+from tables.apis import deal_visible_to, game_visible_to, played_in
 from tables.errors import REFUSALS
 from tables.models import Table, TableSettings
 from wallet.selectors import chip_balances
@@ -115,13 +115,28 @@ def history(request: HttpRequest) -> HttpResponse:
     return render(request, "tables/history.html", {"page": page})
 
 
+#: The staff permission of the one role whose job needs the hands (staff/roles.py): with it, the
+#: table's view of a deal links to the staff page that opens it face up, with a reason.
+VIEW_HANDS = "staff.view_live_hands"
+
+
 @login_required
 def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
+    """A finished deal's replay: face up for a player of its game (docs/rules.md §10.3); for staff
+    who did not play in it, the deal as the table saw it (``apis.played_in``)."""
     deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
+    face_up = played_in(request.user, deal.game_id)
+    face_up_url = None
+    if not face_up and request.user.has_perm(VIEW_HANDS):
+        face_up_url = reverse("admin:tables_deal_face_up", args=[deal.pk])
     return render(
         request,
         "tables/deal.html",
-        {"deal": selectors.deal_detail(deal=deal), "fairness": selectors.deal_fairness(deal=deal)},
+        {
+            "deal": selectors.deal_detail(deal=deal, face_up=face_up),
+            "fairness": selectors.deal_fairness(deal=deal) if face_up else None,
+            "face_up_url": face_up_url,
+        },
     )
 
 
