@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import User
 from game_engine.game import GameState
+from integrity.models import Flag
 from staff.models import StaffAction
 from tables import services
 from tables.models import Deal, GameEvent, PoolGame
@@ -221,3 +223,32 @@ def test_the_players_of_the_game_replay_it_face_up_and_nobody_else_sees_it(clock
     assert anonymous.get(f"/api/history/deals/{deal.pk}/").status_code in (401, 403)
     assert anonymous.get(f"/admin/tables/deal/{deal.pk}/face-up/").status_code == 302
     assert not _face_up_rows(deal)
+
+
+def test_the_review_queue_opens_a_flags_deal_face_up_once_recorded(clock: FakeClock) -> None:
+    """The flag is the reason (docs/integrity.md): one view_replay row, then every hand."""
+    deal, users = _finished_deal_of_a_running_game()
+    hidden = _hidden_cards(deal)
+    now = timezone.now()
+    flag = Flag.objects.create(
+        signal="soft_play",
+        user_a=users[0],
+        user_b=users[1],
+        summary="test",
+        figures={},
+        games=[deal.game_id],
+        raised_at=now,
+        updated_at=now,
+    )
+    url = f"/admin/integrity/flag/{flag.pk}/replay/{deal.pk}/"
+    investigator = _staff("Game integrity")
+    body = _client(investigator).get(url).content.decode()
+    assert hidden <= _cards_in(body) and deal.server_seed in body
+    rows = list(StaffAction.objects.filter(verb="view_replay"))
+    assert len(rows) == 1 and rows[0].actor == investigator and f"flag {flag.pk}" in rows[0].reason
+    assert rows[0].after["deal"] == deal.number
+
+    support = _client(_staff("Support agent"))
+    answer = support.get(url)
+    assert not hidden & _cards_in(answer.content.decode())
+    assert StaffAction.objects.filter(verb="view_replay").count() == 1
