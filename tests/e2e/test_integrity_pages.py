@@ -102,8 +102,10 @@ def test_signal_pages_review_queue_decision_and_a_refused_seat(
         page.screenshot(path=str(ARTIFACTS / "integrity-flag.png"), full_page=True)
 
         page.click(".replay-link >> nth=0")
-        page.wait_for_url(lambda url: "/history/deals/" in url)
+        page.wait_for_url(lambda url: "/replay/" in url)  # shown face up here, once recorded
         page.wait_for_load_state("networkidle")
+        page.locator("#replay-marks .mark-over").click()
+        assert page.locator("#face-up-note").count() == 1 and page.locator("#replay-hands").count() == 1
         page.screenshot(path=str(ARTIFACTS / "integrity-replay.png"), full_page=True)
         page.go_back()
         page.wait_for_selector("#decision")

@@ -137,3 +137,36 @@ def test_stepping_through_a_replay_to_the_result_sheet(live_server_url: str, bro
     assert page.locator(f'#game-deals a[href="/history/deals/{deal_id}/"]').count() == 1
     page.screenshot(path=str(shots / "game-page.png"), full_page=True)
     assert errors == [], errors
+
+
+def test_a_support_agent_steps_through_the_deal_as_the_table_saw_it(
+    live_server_url: str, browser: Any
+) -> None:
+    """Staff who did not play see the public moves and the result sheet, no hand (docs/staff.md)."""
+    from django.contrib.auth.models import Group
+
+    from tests.e2e.watch import log_in
+
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    sign_up(page, live_server_url, "replayer", "Replayer")
+    deal_id, _, _ = in_thread(lambda: _finished_deal_with("replayer"))
+
+    def support_agent() -> None:
+        helper = User.objects.create_user("helper", password="helper-Pass-2026", is_staff=True)
+        helper.groups.add(Group.objects.get(name="Support agent"))
+
+    in_thread(support_agent)
+    page.context.clear_cookies()
+    log_in(page, live_server_url, "helper", "helper-Pass-2026")
+    page.goto(f"{live_server_url}/history/deals/{deal_id}/")
+    page.wait_for_selector("#replay-timeline")
+    assert page.locator("#table-view-note").count() == 1 and page.locator("#face-up-link").count() == 0
+    page.locator("#replay-marks .mark-over").click()
+    assert page.inner_text("#replay-now").startswith("Deal over")
+    assert page.locator("#replay-hands").count() == 0 and page.locator("#fair-deal").count() == 0
+    assert page.locator("#deal-result tr").count() >= 3  # the result sheet the table saw
+    page.screenshot(path=str(ARTIFACTS / "replay" / "table-view.png"), full_page=True)
+    assert errors == [], errors

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 
 from game_engine import fairness
@@ -23,17 +24,22 @@ PASSWORD = "felt-and-cards-2026"
 
 @pytest.fixture
 def deals(transactional_db: None) -> list[int]:
-    """Whole 3-bot games through the services (made before the browser starts), and staff."""
+    """Whole 3-bot games through the services (made before the browser starts), and a Game
+    integrity staff member, who opens them face up with a reason (docs/staff.md)."""
     call_command("simulate", format="101", players=3, games=3, seed=21, stdout=io.StringIO())
     staff = make_player("judge")
     staff.is_staff = True
     staff.set_password(PASSWORD)
     staff.save()
+    staff.groups.add(Group.objects.get(name="Game integrity"))
     return list(Deal.objects.filter(finished_at__isnull=False).order_by("pk").values_list("pk", flat=True))
 
 
 def _click_verify(page: Any, base: str, deal_id: int) -> str:
-    page.goto(f"{base}/history/deals/{deal_id}/")
+    page.goto(f"{base}/admin/tables/deal/{deal_id}/face-up/")
+    page.fill("#id_reason", "a player asks whether the shuffle was fair")
+    page.click("#face-up-form [type=submit]")
+    page.wait_for_selector("#face-up-note")
     page.click("#verify-deal")
     # a selector, not wait_for_function: its polling evaluates a string, which the site's CSP refuses
     page.wait_for_selector("#verify-result[data-ok]")
