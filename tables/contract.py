@@ -295,6 +295,21 @@ class PlayReminderNotice(Message):
 
 @_message
 @dataclass(slots=True)
+class UnseatedNotice(Message):
+    type: ClassVar[str] = "notice"
+    kind: ClassVar[str | None] = "unseated"
+    doc: ClassVar[str] = (
+        "to the player's own sockets at the table: their seat at game `game_id`, waiting for players, "
+        "was given back before the start (fair play keeps some accounts apart): the `message` to "
+        "show, naming nobody, and the entry fee's return in words (`money`, empty on a free table)"
+    )
+    game_id: int
+    message: str
+    money: str
+
+
+@_message
+@dataclass(slots=True)
 class Pong(Message):
     type: ClassVar[str] = "pong"
     doc: ClassVar[str] = "the answer to `ping`; at a table, with the `version` the socket shows"
@@ -349,6 +364,7 @@ TABLE_MESSAGES: tuple[type[Message], ...] = (
     Error,
     GameCancelledNotice,
     PlayReminderNotice,
+    UnseatedNotice,
     QuickMessage,
     Presence,
     Pong,

@@ -214,6 +214,12 @@ def table_notice(*, table_id: int, notice: dict[str, Any]) -> None:
     _send([(table_group(table_id), {"type": "table.notice", "notice": notice})])
 
 
+def player_notice(*, user_id: int, table_id: int, notice: dict[str, Any]) -> None:
+    """Send ``notice`` to one player's own sockets at the table, and nobody else's (their seat given
+    back before the start, said in words)."""
+    _send([(seat_group(user_id, table_id), {"type": "table.notice", "notice": notice})])
+
+
 def lobby_changed(*, table_ids: list[int]) -> None:
     """The lobby's list changed (a table closed, reopened or created)."""
     _send([(LOBBY_GROUP, {"type": "lobby.update", "tables": table_ids})])

@@ -25,6 +25,7 @@ from tables.errors import REFUSALS, BadRequest, NoGameRunning, NotSeated, Protoc
 from tables.locks import lock_game_row, lock_game_row_beside, retry_on_conflict
 from tables.models import PoolGame, Seat
 from tables.record import write_game
+from tables.seating import rejoin_requested
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +148,11 @@ def game_act(
         seat = state.seat_of(str(user.pk))
         if seat is None:
             raise NotSeated("you are not playing in this game")
+        if typed.type == "rejoin":  # buying back in: the checks other apps add (integrity), one raises
+            others = [
+                int(p.id) for p in state.players if not p.eliminated and not p.left and p.id != str(user.pk)
+            ]
+            rejoin_requested.send(sender=PoolGame, user=user, others=others)
         # what ``apply`` makes the version: the next one, but for a private action (Action.private)
         answer.update(ok=True, version=state.version if typed.private else state.version + 1)
         game.answers = _with_answer(game.answers, user, request_id, dict(answer))

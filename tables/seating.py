@@ -21,7 +21,8 @@ from game_engine import fairness
 from game_engine.actions import StartDeal
 from game_engine.events import GameStarted, SeatLeft, SeatTaken
 from game_engine.game import GameState, apply, new_game
-from tables import clock, practice, restrictions
+from tables import clock, notify, practice, restrictions
+from tables.contract import UnseatedNotice
 from tables.errors import (
     AlreadySeated,
     BadRequest,
@@ -37,6 +38,7 @@ from tables.models import PoolGame, Seat, Table, TableSettings
 from tables.record import DEADLINE, write_game
 from wallet import services as wallet
 from wallet.errors import NothingToRefund
+from wallet.money import format_money
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
 
@@ -45,6 +47,17 @@ _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
 #: ``seated`` at the table: a receiver refuses the seat by raising ``tables.errors.SeatRefused``
 #: (so the tables call no app above them; ``integrity.seating`` is one).
 seat_requested = Signal()
+
+#: Sent in the start's transaction before a game starts, with ``seated``: the user ids of the
+#: starting seats, in the order they sat. Each receiver returns ``{user_id: message}`` for the
+#: players who must leave first (``integrity.seating``: the later-seated of two linked accounts);
+#: they get their fee back and the message, and the rest start if two or more remain.
+game_starting = Signal()
+
+#: Sent in ``game_act``'s transaction before a rejoin (an eliminated player buying back into the
+#: same pool game), with ``user`` and ``others``: the user ids still in the game. A receiver
+#: refuses the rejoin by raising ``tables.errors.SeatRefused`` (nothing is paid or changed).
+rejoin_requested = Signal()
 
 
 @retry_on_conflict
@@ -92,9 +105,9 @@ def table_join(*, table_id: int, user: User, client_seed: str | None = None) -> 
             game=game, position=position, user=user, is_bot=_is_bot(user), client_seed=client_seed or ""
         )
         seats.append(seat)
-        if len(seats) == settings.seats:
-            start_game(game, seats)
+        if len(seats) == settings.seats and start_game(game, seats):
             return seat
+        seats = list(game.seats.filter(left_at__isnull=True))  # some may have been sent away first
         if settings.practice and game.deadline_at is None:
             # House rule (docs/rules.md §10.2): a practice table fills its empty seats with bots after a short wait.
             game.deadline_at = clock.now() + timedelta(seconds=settings.bot_wait_seconds)
@@ -245,7 +258,84 @@ def seat_bots(game: PoolGame, seats: list[Seat]) -> list[Seat]:
     ]
 
 
-def start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
+@retry_on_conflict
+def unseat(*, table_id: int, user_id: int, message: str) -> bool:
+    """Send a player away from a table whose game waits for players, with their fee back and
+    ``message`` on their sockets there (fair play: an account linked to another seated one).
+    Returns whether they had a seat there; a running game is left as it is."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        game = open_game_for_update(table)
+        if game is None or game.status != PoolGame.Status.WAITING:
+            return False
+        seat = game.seats.filter(user_id=user_id, left_at__isnull=True).select_related("user").first()
+        if seat is None:
+            return False
+        _send_away(game, {seat: message})
+        return True
+
+
+def _send_away(game: PoolGame, parting: dict[Seat, str]) -> int:
+    """Give each parting seat its fee back, free it and tell its player why (after commit); write
+    the ``seat_left`` events. With fewer than two left the countdown stops, as when players leave.
+    Returns how many seats remain."""
+    table = game.table
+    fee = table.settings.entry_fee
+    events = []
+    for seat, message in sorted(parting.items(), key=lambda item: item[0].position):
+        attempt = game.seats.filter(user_id=seat.user_id).count()
+        refunded = False
+        with contextlib.suppress(NothingToRefund):  # a free table has nothing to give back
+            wallet.refund_entry(
+                user=seat.user,
+                game_ref=game.escrow_ref,
+                idempotency_key=f"parted:{game.pk}:{seat.user_id}:{attempt}",
+                memo=f"Sent away from {table.name} before the start (fair play)",
+            )
+            refunded = True
+        seat.left_at = clock.now()
+        seat.save(update_fields=["left_at"])
+        events.append(SeatLeft(position=seat.position, name=seat.user.table_name))
+        money = f"Your entry fee of {format_money(fee)} is back in your wallet." if refunded and fee else ""
+        notice = UnseatedNotice(game_id=game.pk, message=message, money=money).wire()
+        transaction.on_commit(
+            lambda u=seat.user_id, n=notice: notify.player_notice(user_id=u, table_id=table.pk, notice=n)
+        )
+    remaining = game.seats.filter(left_at__isnull=True).count()
+    if remaining < 2:
+        game.deadline_at = None
+        game.deadline_kind = ""
+    if remaining == 0:
+        game.status = PoolGame.Status.CANCELLED
+        game.finished_at = clock.now()
+    write_game(game, events, also=(*DEADLINE, "status", "finished_at"), lobby=True)
+    return remaining
+
+
+def _parting(seats: list[Seat]) -> dict[Seat, str]:
+    """The seats the ``game_starting`` receivers send away, with what each player is told."""
+    people = sorted((s for s in seats if not s.is_bot), key=lambda s: (s.joined_at, s.pk))
+    if len(people) < 2:
+        return {}
+    told: dict[int, str] = {}
+    for _, answer in game_starting.send(sender=Table, seated=[s.user_id for s in people]):
+        for user_id, message in (answer or {}).items():
+            told.setdefault(int(user_id), message)
+    return {s: told[s.user_id] for s in people if s.user_id in told}
+
+
+def start_game(game: PoolGame, seats: Iterable[Seat]) -> bool:
+    """Start the game with ``seats``; returns whether it started.
+
+    First the ``game_starting`` receivers may send players away (fee back, told why): the game
+    then starts with those who remain if they are two or more, and otherwise waits for players.
+    """
+    seats = list(seats)
+    parting = _parting(seats)
+    if parting:
+        if _send_away(game, parting) < 2:
+            return False
+        seats = [s for s in seats if s not in parting]
     ordered = sorted(seats, key=lambda s: s.position)
     for index, seat in enumerate(ordered):
         seat.engine_seat = index
@@ -275,3 +365,4 @@ def start_game(game: PoolGame, seats: Iterable[Seat]) -> None:
         new=new_state,
         also=("seed", "status", "started_at", "bot_seats"),
     )
+    return True

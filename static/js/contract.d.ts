@@ -17,6 +17,7 @@ export type ServerMessage =
   | Error
   | GameCancelledNotice
   | PlayReminderNotice
+  | UnseatedNotice
   | QuickMessage
   | Presence
   | Pong
@@ -575,6 +576,16 @@ export interface PlayReminderNotice {
   kind: "play_reminder";
   played_minutes: number;
   message: string;
+}
+/**
+ * to the player's own sockets at the table: their seat at game game_id, waiting for players, was given back before the start (fair play keeps some accounts apart): the message to show, naming nobody, and the entry fee's return in words (money, empty on a free table)
+ */
+export interface UnseatedNotice {
+  type: "notice";
+  kind: "unseated";
+  game_id: number;
+  message: string;
+  money: string;
 }
 /**
  * a player at the table sent a quick message: their seat, the phrase key and its text (one of a fixed set, docs/protocol.md quick); to everyone at the table, the sender too

@@ -488,8 +488,19 @@ export interface PlayReminderNotice {
   message: string;
 }
 
+/** To the player alone: their seat was given back before the start (fair play), fee refunded. */
+export interface UnseatedNotice {
+  type: "notice";
+  kind: "unseated";
+  game_id: number;
+  /** What the player is told, naming nobody. */
+  message: string;
+  /** The entry fee's return in a sentence; empty on a free table. */
+  money: string;
+}
+
 /** Something for the people at the table, in words; not part of the game state. */
-export type Notice = GameCancelledNotice | PlayReminderNotice;
+export type Notice = GameCancelledNotice | PlayReminderNotice | UnseatedNotice;
 export type NoticeKind = Notice["kind"];
 
 /** The answer to `ping`; the table socket adds the version it shows. */

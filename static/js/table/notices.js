@@ -45,6 +45,11 @@ export function noticeBanner(msg, userId) {
       n.title = "A reminder";
       lines = [msg.message];
       break;
+    case "unseated":
+      n.game = msg.game_id;
+      n.title = "Your seat was given back";
+      lines = [msg.message, msg.money];
+      break;
     default:
       lines = [unknownKind(msg).message];
   }
