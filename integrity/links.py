@@ -7,9 +7,14 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.dispatch import Signal
 from django.utils import timezone
 
 from integrity.models import AccountLink
+
+#: Sent in the link's transaction when a link is made or made active again, with ``link``: the
+#: accounts are kept apart from then on (``integrity.seating`` parts them where they sit together).
+linked = Signal()
 
 
 def _ids(a: Any, b: Any) -> tuple[int, int]:
@@ -44,6 +49,7 @@ def link(
             existing.created_at, existing.created_by, existing.reason = now, by, reason[:300]
             existing.cleared_at, existing.cleared_by, existing.clear_reason = None, None, ""
             existing.save()
+            linked.send(sender=AccountLink, link=existing)
             return existing, True
         try:
             with transaction.atomic():
@@ -58,6 +64,7 @@ def link(
                 )
         except IntegrityError:  # made meanwhile by another log-in or scan
             return AccountLink.objects.get(user_a_id=low, user_b_id=high), False
+        linked.send(sender=AccountLink, link=made)
         return made, True
 
 
@@ -82,6 +89,15 @@ def active_between(user_id: int, others: Iterable[int]) -> bool:
     return AccountLink.objects.filter(
         Q(user_a_id=user_id, user_b_id__in=others) | Q(user_b_id=user_id, user_a_id__in=others), active=True
     ).exists()
+
+
+def active_pairs(user_ids: Iterable[int]) -> set[tuple[int, int]]:
+    """The actively linked pairs among ``user_ids`` (lower id first; one query)."""
+    ids = sorted(set(user_ids))
+    if len(ids) < 2:
+        return set()
+    rows = AccountLink.objects.filter(user_a_id__in=ids, user_b_id__in=ids, active=True)
+    return set(rows.values_list("user_a_id", "user_b_id"))
 
 
 def links_of(user_id: int) -> list[AccountLink]:

@@ -125,6 +125,8 @@ class SignalRow(models.Model):
         SOFT_PLAY = "soft_play", "Soft play"
         FEEDING = "feeding", "Feeding"
         WIN_RATE = "win_rate", "High win rate"
+        #: not a scan's signal: a link made while both accounts played in one running game
+        LINKED_GAME = "linked_game", "Linked while in one game"
 
     signal = models.CharField(max_length=12, choices=Signal.choices)
     user_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

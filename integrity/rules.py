@@ -49,4 +49,11 @@ def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[
             f"at least {t.win_min_ratio:g} times that and the odds are at most {t.alpha:g}. Skill wins "
             f"too: review the games before anything else.",
         ),
+        "linked_game": (
+            "Linked while playing in one game",
+            "Not a scan's signal: two accounts were linked (a shared device at a log-in, one e-mail "
+            "address, chip dumping or staff) while both played in one running game. The game was not "
+            "cancelled, since the others at the table did nothing wrong; the flag names it. Replay it "
+            "and decide: cleared, warned, suspended, or chips reversed.",
+        ),
     }

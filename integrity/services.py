@@ -175,6 +175,8 @@ def _summary(signal: str, f: dict[str, Any]) -> str:
         )
     if signal == detect.WIN_RATE:
         return f"won {f['won']} of {f['games']} games where the seats give {f['expected']} ({f['ratio']}×)"
+    if signal == SignalRow.Signal.LINKED_GAME:
+        return f"linked ({f['source']}) while both played in running game {f['game']}; the game went on"
     parts = []
     if f.get("shared_devices"):
         parts.append("signed in from the same device")
@@ -216,6 +218,34 @@ def _raise_flag(
         figures=clean,
         games=games,
         score=score,
+        raised_at=now,
+        updated_at=now,
+    )
+    return True
+
+
+def flag_linked_in_game(link: AccountLink, game_id: int) -> bool:
+    """Two accounts were linked while both play in a running game: the game is not cancelled (the
+    others at the table did nothing wrong); a flag naming it goes to the review queue, where the
+    Game integrity role replays it and decides. Returns whether a new flag was raised."""
+    now = timezone.now()
+    signal, (a, b) = SignalRow.Signal.LINKED_GAME, (link.user_a_id, link.user_b_id)
+    latest = Flag.objects.filter(signal=signal, user_a_id=a, user_b_id=b).order_by("-raised_at").first()
+    if latest is not None and game_id in latest.games:
+        return False  # flagged (and maybe decided) already
+    if latest is not None and latest.open:
+        latest.games, latest.updated_at = [*latest.games, game_id], now
+        latest.save(update_fields=["games", "updated_at"])
+        return False
+    figures = {"game": game_id, "source": link.get_source_display().lower(), "evidence": link.evidence}
+    Flag.objects.create(
+        signal=signal,
+        user_a_id=a,
+        user_b_id=b,
+        summary=_summary(signal, figures)[:300],
+        figures=figures,
+        games=[game_id],
+        score=10.0,
         raised_at=now,
         updated_at=now,
     )
