@@ -6,6 +6,7 @@ The tables, below this app, call nothing of it by name.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,6 +18,8 @@ from tables import seating
 from tables.errors import SeatRefused
 from tables.models import PoolGame, Seat
 from tables.seating import game_starting, rejoin_requested, seat_requested
+
+logger = logging.getLogger(__name__)
 
 #: What the player is told: nothing about which account, or why they are linked.
 REFUSAL = (
@@ -76,7 +79,8 @@ def part_linked_accounts_at_the_start(sender: Any, seated: list[int], **kwargs: 
 def part_them_where_they_sit(sender: Any, link: AccountLink, **kwargs: Any) -> None:
     """A link made while both accounts sit at one table: at a table waiting for players the
     later-seated one is sent away at once (fee back, told ``REFUSAL``); a running game goes on,
-    and a flag naming it goes to the review queue."""
+    and a flag naming it goes to the review queue. The link stands even if parting them fails
+    here (the check at the game's start still keeps them apart)."""
     pair = (link.user_a_id, link.user_b_id)
     seats = (
         Seat.objects.filter(
@@ -95,6 +99,9 @@ def part_them_where_they_sit(sender: Any, link: AccountLink, **kwargs: Any) -> N
             continue
         game = both[0].game
         if game.status == PoolGame.Status.WAITING:
-            seating.unseat(table_id=game.table_id, user_id=both[-1].user_id, message=REFUSAL)
+            try:  # its own savepoint: a failure here rolls back the parting alone, not the link
+                seating.unseat(table_id=game.table_id, user_id=both[-1].user_id, message=REFUSAL)
+            except Exception:
+                logger.exception("could not part linked accounts at table %s", game.table_id)
         elif all(s.engine_seat is not None for s in both):
             services.flag_linked_in_game(link, game.pk)
