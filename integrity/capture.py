@@ -25,7 +25,7 @@ from django.utils.crypto import salted_hmac
 
 from accounts.models import User
 from accounts.signals import signed_up
-from integrity import links
+from integrity import links, seating
 from integrity.emails import email_key
 from integrity.models import AccountLink, EmailKey, PlayerWarning, SignInEvent
 
@@ -87,12 +87,16 @@ def record(request: HttpRequest, user: User, kind: str) -> SignInEvent | None:
             .distinct()[:50]
         )
         for other in list(others):
-            links.link(
+            row, _ = links.link(
                 user.pk,
                 other,
                 source=AccountLink.Source.DEVICE,
                 evidence=f"both signed in from one device ({kind} of {user.username}, {event.at:%Y-%m-%d})",
             )
+            # sent away from a waiting table by this link (integrity.seating): told on the next page
+            for user_id, table_name in getattr(row, "parted", ()):
+                if user_id == user.pk and hasattr(request, "_messages"):
+                    messages.warning(request, seating.sent_away(table_name))
     return event
 
 

@@ -28,6 +28,15 @@ REFUSAL = (
 )
 
 
+def sent_away(table_name: str) -> str:
+    """What a player sent away from a waiting table is told on their next page (after a log-in)."""
+    return (
+        f"Your seat at {table_name} was given back before the game started, and your entry fee is "
+        "back in your wallet: our fair-play rules keep some accounts apart. Please choose another "
+        "table, or contact support if you think this is a mistake."
+    )
+
+
 class LinkedAccountAtTable(SeatRefused):
     """A player tried to sit with an account linked to theirs (docs/integrity.md)."""
 
@@ -88,9 +97,12 @@ def part_them_where_they_sit(sender: Any, link: AccountLink, **kwargs: Any) -> N
             left_at__isnull=True,
             game__status__in=(PoolGame.Status.WAITING, PoolGame.Status.RUNNING),
         )
-        .select_related("game")
+        .select_related("game__table")
         .order_by("joined_at", "pk")
     )
+    #: (user id, table name) of each player sent away, for the caller to tell (``capture``: at log-in)
+    parted: list[tuple[int, str]] = []
+    link.parted = parted  # type: ignore[attr-defined]
     by_game: dict[int, list[Seat]] = {}
     for seat in seats:
         by_game.setdefault(seat.game_id, []).append(seat)
@@ -99,8 +111,10 @@ def part_them_where_they_sit(sender: Any, link: AccountLink, **kwargs: Any) -> N
             continue
         game = both[0].game
         if game.status == PoolGame.Status.WAITING:
+            leaving = both[-1].user_id
             try:  # its own savepoint: a failure here rolls back the parting alone, not the link
-                seating.unseat(table_id=game.table_id, user_id=both[-1].user_id, message=REFUSAL)
+                if seating.unseat(table_id=game.table_id, user_id=leaving, message=REFUSAL):
+                    parted.append((leaving, game.table.name))
             except Exception:
                 logger.exception("could not part linked accounts at table %s", game.table_id)
         elif all(s.engine_seat is not None for s in both):

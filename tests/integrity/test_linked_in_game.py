@@ -19,7 +19,7 @@ from django.urls import reverse
 from accounts.models import User
 from integrity import links
 from integrity.models import AccountLink, Flag
-from integrity.seating import REFUSAL
+from integrity.seating import REFUSAL, sent_away
 from staff.models import StaffAction
 from tables import clock as table_clock
 from tables import services, timers
@@ -95,7 +95,11 @@ def test_a_log_in_from_a_shared_device_parts_two_seated_players_at_once(table):
 
     # ravi logs in from asha's browser: one device, one person (or household): linked at this log-in
     ashas_browser.post("/accounts/logout/")
-    log_in(ashas_browser, ravi)
+    page = ashas_browser.post(
+        "/accounts/login/", {"username": "ravi", "password": "x-player-2026"}, follow=True
+    )
+    assert sent_away(table.name) in page.content.decode(), "told why on the page after his log-in"
+    assert "asha" not in sent_away(table.name)
 
     assert AccountLink.objects.get().source == AccountLink.Source.DEVICE
     assert open_seats(table) == ["asha"], "ravi, seated later, was sent away at once"
