@@ -105,9 +105,10 @@ def table_join(*, table_id: int, user: User, client_seed: str | None = None) -> 
             game=game, position=position, user=user, is_bot=_is_bot(user), client_seed=client_seed or ""
         )
         seats.append(seat)
-        if len(seats) == settings.seats and start_game(game, seats):
-            return seat
-        seats = list(game.seats.filter(left_at__isnull=True))  # some may have been sent away first
+        if len(seats) == settings.seats:
+            if start_game(game, seats):
+                return seat
+            seats = list(game.seats.filter(left_at__isnull=True))  # too few left after some were sent away
         if settings.practice and game.deadline_at is None:
             # House rule (docs/rules.md §10.2): a practice table fills its empty seats with bots after a short wait.
             game.deadline_at = clock.now() + timedelta(seconds=settings.bot_wait_seconds)
