@@ -28,6 +28,7 @@ from tables.errors import (
     BadRequest,
     GameInProgress,
     NotSeated,
+    SeatRefused,
     TableClosed,
     TableError,
     TableFull,
@@ -106,7 +107,7 @@ def table_join(*, table_id: int, user: User, client_seed: str | None = None) -> 
         )
         seats.append(seat)
         if len(seats) == settings.seats:
-            if start_game(game, seats):
+            if start_game(game, seats, joining=user.pk):
                 return seat
             seats = list(game.seats.filter(left_at__isnull=True))  # too few left after some were sent away
         if settings.practice and game.deadline_at is None:
@@ -325,14 +326,19 @@ def _parting(seats: list[Seat]) -> dict[Seat, str]:
     return {s: told[s.user_id] for s in people if s.user_id in told}
 
 
-def start_game(game: PoolGame, seats: Iterable[Seat]) -> bool:
+def start_game(game: PoolGame, seats: Iterable[Seat], *, joining: int | None = None) -> bool:
     """Start the game with ``seats``; returns whether it started.
 
     First the ``game_starting`` receivers may send players away (fee back, told why): the game
     then starts with those who remain if they are two or more, and otherwise waits for players.
+    ``joining``: the user whose join fills the table; if they are to leave (a link committed
+    since their seat was checked), their join is refused instead, and nothing of it is kept.
     """
     seats = list(seats)
     parting = _parting(seats)
+    refused = next((m for s, m in parting.items() if s.user_id == joining), None)
+    if refused is not None:
+        raise SeatRefused(refused)
     if parting:
         if _send_away(game, parting) < 2:
             return False

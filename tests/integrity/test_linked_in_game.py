@@ -282,3 +282,43 @@ async def test_the_player_sent_away_is_told_on_the_table_page_and_nobody_else_is
     finally:
         await ashas_page.disconnect()
         await ravis_page.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_link_committed_during_the_last_join_refuses_that_join(table):
+    """The link commits on another connection after the joining player's seat was checked and
+    before the game starts: the join that fills the table is refused as a linked seat is, and
+    nothing of it is kept (no fee, no seat, no start)."""
+    from tables.seating import seat_requested
+
+    asha, meera, ravi = player("asha"), player("meera"), player("ravi")
+    services.table_join(table_id=table.pk, user=asha)
+    services.table_join(table_id=table.pk, user=meera)
+
+    def link_meanwhile(sender: Any, user: Any, **kwargs: Any) -> None:
+        def made_elsewhere() -> None:
+            try:
+                links.link(asha.pk, ravi.pk, source=AccountLink.Source.DEVICE, evidence="a log-in meanwhile")
+            finally:
+                connection.close()
+
+        if user.pk == ravi.pk:
+            racer = threading.Thread(target=made_elsewhere)
+            racer.start()
+            racer.join()
+
+    seat_requested.connect(link_meanwhile, weak=False)  # after integrity's own check, which passed
+    try:
+        client = Client()
+        client.force_login(ravi)
+        answer = client.post(f"/api/tables/{table.pk}/join/", content_type="application/json")
+    finally:
+        seat_requested.disconnect(link_meanwhile)
+
+    assert answer.status_code >= 400 and answer.json()["code"] == "linked_account_at_table", answer.content
+    assert answer.json()["message"] == REFUSAL
+    assert wallet_balance(user=ravi) == CHIPS
+    assert open_seats(table) == ["asha", "meera"]
+    game = table.games.get()
+    assert game.status == PoolGame.Status.WAITING
+    assert "seat_left" not in event_types(game) and "game_started" not in event_types(game)
