@@ -28,6 +28,14 @@ class User(AbstractUser):
     age_confirmed_at = models.DateTimeField(null=True, blank=True)
     terms_accepted_at = models.DateTimeField(null=True, blank=True)
 
+    # The address the player proved to read, by the link mailed to it (issue 37): the sign-up bonus
+    # waits for it. A changed ``email`` is unconfirmed until its own link is followed.
+    confirmed_email = models.EmailField(blank=True)
+
+    @property
+    def email_confirmed(self) -> bool:
+        return bool(self.email) and self.confirmed_email.lower() == self.email.lower()
+
     class Meta(AbstractUser.Meta):
         constraints = [
             # one account per e-mail address, whatever its case (issue 27); accounts without one
@@ -141,3 +149,20 @@ class EmailChange(models.Model):
     def open(self, now: datetime) -> bool:
         """Whether the change still holds resets back (not reverted, hold not over)."""
         return self.reverted_at is None and now < self.held_until
+
+
+class BonusMailbox(models.Model):
+    """The one account whose confirmed address earned a mailbox's sign-up bonus (issue 37).
+
+    ``key`` is the mailbox as the fair-play rules compare addresses (``accounts.emails.email_key``:
+    case, ``+tags``, Gmail's dots): its unique constraint keeps a second account on the mailbox, or
+    two confirmations at once, from a second bonus; ``user`` is unique too, so an account that
+    confirms a new address earns no second one.
+    """
+
+    key = models.CharField(max_length=254, unique=True)
+    user = models.OneToOneField(User, on_delete=models.PROTECT, related_name="bonus_mailbox")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"sign-up bonus of {self.key}"

@@ -5,6 +5,8 @@ from accounts import emailchange, emailviews, views
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
+    path("confirm/again/", views.send_confirmation_again, name="confirm-email-again"),
+    path("confirm/<str:token>/", views.confirm_email, name="confirm-email"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),

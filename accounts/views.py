@@ -1,30 +1,46 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from accounts import emailchange, play
+from accounts import emailchange, play, services
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
-from accounts.models import EMAIL_TAKEN, PlayLimit
-from accounts.services import user_signed_up
+from accounts.models import EMAIL_TAKEN, PlayLimit, User
 from accounts.signals import signed_up
-from accounts.throttle import release_signup, reserve_signup
+from accounts.throttle import TOO_FAST, release_signup, reserve_signup
+
+
+def _send_confirmation(request: HttpRequest, user: User) -> bool:
+    link = request.build_absolute_uri(reverse("confirm-email", args=[services.confirmation_token(user)]))
+    return services.send_confirmation(user=user, link=link)
+
+
+def _chips_words() -> str:
+    return (
+        f"your {settings.SIGNUP_BONUS_CHIPS:,} free sign-up chips"
+        if settings.SIGNUP_BONUS_CHIPS
+        else "full access"
+    )
 
 
 def signup(request: HttpRequest) -> HttpResponse:
+    """A new account; its sign-up chips wait for the confirmation link mailed to its address."""
     if request.user.is_authenticated:
         return redirect("lobby")
     if request.method != "POST":
         return render(request, "registration/signup.html", {"form": SignUpForm()})
     slot = reserve_signup(request)  # before the account exists: parallel sign-ups cannot all pass
     if slot is None:
-        messages.error(request, "Too many accounts were made from your address today; try again tomorrow.")
-        return render(request, "registration/signup.html", {"form": SignUpForm()}, status=429)
+        messages.error(request, TOO_FAST)
+        return render(request, "registration/signup.html", {"form": SignUpForm(request.POST)}, status=429)
     form = SignUpForm(request.POST)
     try:
         if not form.is_valid():
@@ -33,7 +49,6 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             with transaction.atomic():
                 user = form.save()
-                user_signed_up(user=user)
         except IntegrityError:  # another sign-up took the name or the address meanwhile
             release_signup(slot)
             form.add_error(None, "That user name or e-mail address was just taken; choose another.")
@@ -43,8 +58,52 @@ def signup(request: HttpRequest) -> HttpResponse:
         raise
     signed_up.send(sender=type(user), user=user, request=request)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    messages.success(request, f"Welcome, {user.table_name}! Your sign-up chips are in your wallet.")
+    if _send_confirmation(request, user):
+        messages.success(
+            request,
+            f"Welcome, {user.table_name}! We sent a link to {user.email}: open it to confirm your address "
+            f"and get {_chips_words()}. Practice tables are free meanwhile.",
+        )
+    else:
+        messages.warning(
+            request,
+            f"Welcome, {user.table_name}! We could not send the mail that confirms your address; "
+            f"press “Send again” in a minute to get {_chips_words()}.",
+        )
     return redirect("lobby")
+
+
+def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed at sign-up: confirms the address and says whether the chips are in."""
+    try:
+        user, outcome = services.confirm_by_token(token)
+    except services.ConfirmationRefused as exc:
+        return render(request, "accounts/confirmed.html", {"refused": str(exc)}, status=400)
+    context = {"outcome": outcome.value, "address": user.email, "chips": settings.SIGNUP_BONUS_CHIPS}
+    return render(request, "accounts/confirmed.html", context)
+
+
+@login_required
+@require_POST
+def send_confirmation_again(request: HttpRequest) -> HttpResponse:
+    """The banner's "Send again" (and the profile's button): a link to the account's current address."""
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
+        back = reverse("lobby")
+    user = request.user
+    if not user.email or user.email_confirmed:
+        messages.info(
+            request, "Your address is confirmed already." if user.email else "Add an address first."
+        )
+    elif _send_confirmation(request, user):
+        earn = f" Open it to get {_chips_words()}." if services.needs_confirmation(user) else ""
+        messages.success(request, f"We sent a link to {user.email}.{earn}")
+    else:
+        messages.error(
+            request,
+            "A mail went out less than a minute ago, or could not be sent. Wait a minute and try again.",
+        )
+    return redirect(back)
 
 
 def _limit_words(status: play.LimitStatus) -> dict[str, int | str | None]:

@@ -1,22 +1,8 @@
-"""E-mail addresses as the integrity signals compare them."""
+"""E-mail addresses as the integrity signals compare them: ``accounts.emails``, where the one
+sign-up bonus per mailbox reads them the same way (an app below may not import this one)."""
 
 from __future__ import annotations
 
-#: Domains that ignore dots in the local part and deliver ``name+tag@`` to ``name@``.
-GMAIL = {"gmail.com", "googlemail.com"}
+from accounts.emails import GMAIL, email_key
 
-
-def email_key(address: str) -> str:
-    """``Asha.Rao+rummy@GMail.com`` and ``asharao@gmail.com`` give one key; "" for no address.
-
-    Every domain: lower case and any ``+tag`` dropped (most providers deliver it to the same
-    mailbox); Gmail's: dots in the local part dropped too, ``googlemail.com`` read as ``gmail.com``.
-    """
-    address = (address or "").strip().lower()
-    local, at, domain = address.rpartition("@")
-    if not at or not local or not domain:
-        return ""
-    local = local.split("+", 1)[0]
-    if domain in GMAIL:
-        local, domain = local.replace(".", ""), "gmail.com"
-    return f"{local}@{domain}" if local else ""
+__all__ = ["GMAIL", "email_key"]

@@ -64,8 +64,9 @@ SECURE_SSL_REDIRECT = _bool("SECURE_SSL_REDIRECT", not DEBUG)
 #: Failed log-ins (per user name and address) before log-in is refused for LOGIN_LOCKOUT_MINUTES.
 LOGIN_FAILURE_LIMIT = _int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_LOCKOUT_MINUTES = _int("LOGIN_LOCKOUT_MINUTES", 15)
-#: Accounts one address may sign up in a day.
-SIGNUPS_PER_ADDRESS_PER_DAY = _int("SIGNUPS_PER_ADDRESS_PER_DAY", 3)
+#: Sign-ups one address may make in a minute: a flood guard at a bot's rate, never a limit on people
+#: behind one address (accounts.throttle; README, settings table).
+SIGNUPS_PER_ADDRESS_PER_MINUTE = _int("SIGNUPS_PER_ADDRESS_PER_MINUTE", 20)
 #: Only behind a proxy that sets X-Forwarded-Proto itself (and Daphne reachable from nothing else).
 TRUST_X_FORWARDED_PROTO = _bool("TRUST_X_FORWARDED_PROTO", False)
 SECURE_HSTS_SECONDS = _int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
@@ -90,6 +91,8 @@ STUCK_GAME_MINUTES = _int("STUCK_GAME_MINUTES", 15)
 LEDGER_CHECK_AT = os.environ.get("LEDGER_CHECK_AT", "03:30")
 CURRENCY_SYMBOL = os.environ.get("CURRENCY_SYMBOL", "₹")
 SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
+#: Days a mailed confirmation link works; confirming the address earns SIGNUP_BONUS_CHIPS.
+EMAIL_CONFIRM_DAYS = _int("EMAIL_CONFIRM_DAYS", 7)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
 #: Money controls on staff wallet adjustments (docs/staff.md). An adjustment waits for a second

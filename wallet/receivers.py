@@ -7,11 +7,12 @@ from typing import Any
 from django.dispatch import receiver
 
 from accounts.models import User
-from accounts.services import signed_up
+from accounts.services import signup_bonus_earned
 from wallet.services import grant_signup_bonus
 
 
-@receiver(signed_up, dispatch_uid="wallet.signup_bonus")
+@receiver(signup_bonus_earned, dispatch_uid="wallet.signup_bonus")
 def give_signup_bonus(sender: Any, user: User, **kwargs: Any) -> None:
-    """A new account gets ``SIGNUP_BONUS_CHIPS`` bonus chips, in the transaction that made it."""
+    """An account whose confirmed address is the first of its mailbox gets ``SIGNUP_BONUS_CHIPS``
+    bonus chips, in the transaction that recorded the mailbox (so both or neither)."""
     grant_signup_bonus(user=user)

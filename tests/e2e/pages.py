@@ -17,7 +17,7 @@ from django.test import Client
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from accounts.models import User
-from accounts.services import user_signed_up
+from accounts.services import confirm_email
 from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS
 from tests.helpers import session_cookie
@@ -130,9 +130,11 @@ def sign_up(page: Any, base: str, username: str, display_name: str) -> None:
 
 
 def make_user(username: str, display_name: str = "") -> User:
-    """An account as sign-up makes it (with its sign-up chips)."""
-    user = User.objects.create_user(username=username, password=PASSWORD, display_name=display_name)
-    user_signed_up(user=user)
+    """An account as sign-up makes it, its address confirmed (so with its sign-up chips)."""
+    user = User.objects.create_user(
+        username=username, password=PASSWORD, display_name=display_name, email=f"{username}@example.com"
+    )
+    confirm_email(user=user, address=user.email)
     return user
 
 

@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
-from accounts.services import user_signed_up
+from accounts.services import confirm_email
 from staff import audit
 from staff.models import AdjustmentRequest, StaffNote
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
@@ -40,7 +40,7 @@ def grow(start: int, count: int, boss: User) -> None:
     )[0]
     for i in range(start, start + count):
         user = User.objects.create_user(f"p{i}", email=f"p{i}@example.com", display_name=f"P{i}")
-        user_signed_up(user=user)  # a bonus account and a sign-up bonus
+        confirm_email(user=user, address=user.email)  # a bonus account and a sign-up bonus
         grant(user=user, amount=5_000, idempotency_key=f"count-grant:{i}")  # a cash account
         if i % 5 == 0:  # some staff in the users list: their role comes from their groups
             user.is_staff = True

@@ -11,6 +11,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from tests.helpers import follow_confirmation_link
 from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.selectors import chip_balances
@@ -124,7 +125,7 @@ def test_page_pagination(browser: Client, player: User, fund: Fund) -> None:
 
 
 @override_settings(SIGNUP_BONUS_CHIPS=1000)
-def test_signup_grants_the_bonus() -> None:
+def test_signup_grants_the_bonus_once_the_mailed_link_is_followed() -> None:
     client = Client()
     response = client.post(
         reverse("signup"),
@@ -139,4 +140,6 @@ def test_signup_grants_the_bonus() -> None:
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     user = User.objects.get(username="newbie")
+    assert chip_balances(user=user) == {"cash": 0, "bonus": 0, "total": 0}
+    follow_confirmation_link(client, "newbie@example.com")
     assert chip_balances(user=user) == {"cash": 0, "bonus": 1000_00, "total": 1000_00}

@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 
 from accounts.models import User
-from accounts.services import user_signed_up
+from accounts.services import confirm_email
 from wallet import services
 from wallet.audit import check_ledger
 from wallet.errors import (
@@ -78,9 +78,11 @@ def test_amounts_must_be_positive_ints(player: User, bad: object) -> None:
 
 # --- grants ------------------------------------------------------------------
 @override_settings(SIGNUP_BONUS_CHIPS=1000)
-def test_sign_up_wires_the_bonus_once(player: User) -> None:
-    user_signed_up(user=player)
-    user_signed_up(user=player)
+def test_a_confirmed_address_wires_the_bonus_once(player: User) -> None:
+    player.email = "alice@example.com"
+    player.save()
+    confirm_email(user=player, address=player.email)
+    confirm_email(user=player, address=player.email)
     assert chip_balances(user=player) == {"cash": 0, "bonus": 1000_00, "total": 1000_00}
     txn = LedgerTransaction.objects.get()
     assert txn.kind == TransactionKind.SIGNUP_BONUS
