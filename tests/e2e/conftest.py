@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "e2e"
 #: The log of the server ``live_server_url`` starts: one per xdist worker, as their servers run at once.
 SERVER_LOG = ARTIFACTS / f"daphne-{worker_index()}.log"
+#: Where the server's mail goes (Django's file backend): a browser test reads the confirmation link
+#: there and follows it, as the player would from their inbox (``pages.confirm_address``).
+MAIL_DIR = ARTIFACTS / f"mail-{worker_index()}"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -225,6 +228,7 @@ class _Server:
             # its worker picks up a timer or a bot's move within 50 ms, not kombu's second
             "CELERY_MEMORY_POLL_MS": "50",
             "PYTHONUNBUFFERED": "1",
+            "EMAIL_URL": f"file:///{MAIL_DIR}",  # file:////abs/path: dj-email-url drops one slash
         }
         env.pop("REDIS_URL", None)  # one process: the in-memory channel layer and the embedded worker
         if env["DATABASE_URL"].startswith("postgres"):  # as in production: a pool, not kept connections

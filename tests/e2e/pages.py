@@ -19,7 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from accounts.models import User
 from accounts.services import confirm_email
 from tables.models import PoolGame, Table, TableSettings
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, MAIL_DIR
 from tests.helpers import session_cookie
 
 PASSWORD = "felt-and-cards-2026"
@@ -127,6 +127,25 @@ def sign_up(page: Any, base: str, username: str, display_name: str) -> None:
     page.check("#id_accept_terms")
     page.click("#signup-form button[type=submit]")
     page.wait_for_url(f"{base}/")
+
+
+def confirm_address(page: Any, username: str, timeout: float = 10) -> None:
+    """Open the confirmation link the server mailed to ``<username>@example.com`` (its file backend,
+    ``conftest.MAIL_DIR``), as the player does from their inbox; ends on the page saying the chips are in."""
+    address = f"{username}@example.com"
+    deadline = time.monotonic() + timeout
+    link = ""
+    while not link:
+        for path in sorted(MAIL_DIR.glob("*.log"), key=lambda p: p.stat().st_mtime):
+            for message in path.read_text().split("-" * 79):
+                if re.search(rf"^To: {re.escape(address)}$", message, re.M):
+                    found = re.search(r"https?://\S+/accounts/confirm/\S+/", message)
+                    link = found.group(0) if found else link
+        if not link:
+            assert time.monotonic() < deadline, f"no confirmation mail to {address} in {MAIL_DIR}"
+            time.sleep(0.1)
+    page.goto(link)
+    page.wait_for_selector("#confirm-result[data-outcome=bonus]")
 
 
 def make_user(username: str, display_name: str = "") -> User:

@@ -67,6 +67,7 @@ def stack_deal(table: Table) -> GameState:
 
 def sign_up(player: Player, username: str, display: str) -> None:
     pages.sign_up(player.page, player.base, username, display)
+    pages.confirm_address(player.page, username)  # the sign-up chips pay the table's entry fee
     page = player.page
     # the wallet: claim the daily chips
     player.goto("/wallet/")

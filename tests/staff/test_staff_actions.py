@@ -94,7 +94,7 @@ def test_cancel_before_the_first_deal_ends_refunds_every_fee(
     assert game.table.games.filter(status=PoolGame.Status.WAITING).exists()
 
 
-@override_settings(SIGNUP_BONUS_CHIPS=1000, SIGNUPS_PER_ADDRESS_PER_DAY=3)
+@override_settings(SIGNUP_BONUS_CHIPS=1000)
 def test_cancel_before_the_first_deal_ends_refunds_bonus_chips_as_bonus_and_records_them(
     administrator: User, client_for: ClientFor
 ) -> None:
