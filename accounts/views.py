@@ -23,12 +23,10 @@ def _send_confirmation(request: HttpRequest, user: User) -> bool:
     return services.send_confirmation(user=user, link=link)
 
 
-def _chips_words() -> str:
-    return (
-        f"your {settings.SIGNUP_BONUS_CHIPS:,} free sign-up chips"
-        if settings.SIGNUP_BONUS_CHIPS
-        else "full access"
-    )
+def _and_chips() -> str:
+    """What confirming earns, for the messages: nothing to say when there is no sign-up bonus."""
+    chips = settings.SIGNUP_BONUS_CHIPS
+    return f" and get your {chips:,} free sign-up chips" if chips else ""
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -61,14 +59,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     if _send_confirmation(request, user):
         messages.success(
             request,
-            f"Welcome, {user.table_name}! We sent a link to {user.email}: open it to confirm your address "
-            f"and get {_chips_words()}. Practice tables are free meanwhile.",
+            f"Welcome, {user.table_name}! We sent a link to {user.email}: open it to confirm your address"
+            f"{_and_chips()}. Practice tables are free meanwhile.",
         )
     else:
         messages.warning(
             request,
             f"Welcome, {user.table_name}! We could not send the mail that confirms your address; "
-            f"press “Send again” in a minute to get {_chips_words()}.",
+            f"press “Send again” in a minute to confirm it{_and_chips()}.",
         )
     return redirect("lobby")
 
@@ -96,8 +94,8 @@ def send_confirmation_again(request: HttpRequest) -> HttpResponse:
             request, "Your address is confirmed already." if user.email else "Add an address first."
         )
     elif _send_confirmation(request, user):
-        earn = f" Open it to get {_chips_words()}." if services.needs_confirmation(user) else ""
-        messages.success(request, f"We sent a link to {user.email}.{earn}")
+        earn = _and_chips() if services.needs_confirmation(user) else ""
+        messages.success(request, f"We sent a link to {user.email}. Open it to confirm your address{earn}.")
     else:
         messages.error(
             request,

@@ -13,11 +13,13 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from io import StringIO
 from unittest import mock
 
 import pytest
 from django.core import mail
 from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connections
 from django.test import Client, override_settings
 from django.utils import timezone
@@ -230,3 +232,16 @@ def test_a_forged_or_expired_link_confirms_nothing() -> None:
         assert expired.status_code == 400 and "expired" in expired.content.decode()
     asha = User.objects.get(username="asha")
     assert not asha.email_confirmed and chip_balances(user=asha)["total"] == 0
+
+
+@override_settings(SIGNUP_BONUS_CHIPS=BONUS)
+def test_the_demo_players_of_scripts_run_have_confirmed_addresses_and_their_chips() -> None:
+    call_command("seed_demo", stdout=StringIO())
+    for name, password in (("asha", "rummy-asha-2026"), ("ravi", "rummy-ravi-2026")):
+        player = Client()
+        assert player.post("/accounts/login/", {"username": name, "password": password}).status_code == 302
+        lobby = player.get("/").content.decode()
+        assert 'id="confirm-banner"' not in lobby
+        user = User.objects.get(username=name)
+        assert user.email_confirmed
+        assert chip_balances(user=user)["bonus"] == BONUS * 100
