@@ -43,7 +43,7 @@ class ConfirmationRefused(Exception):
 def confirmation_token(user: User) -> str:
     """A signed token for the account's current address; it expires (``EMAIL_CONFIRM_DAYS``) and is
     worthless once the address changes, so only the mailbox it was sent to can use it."""
-    return signing.dumps({"u": user.pk, "e": user.email.lower()}, salt=_SALT, compress=True)
+    return str(signing.dumps({"u": user.pk, "e": user.email.lower()}, salt=_SALT, compress=True))
 
 
 def needs_confirmation(user: Any) -> bool:

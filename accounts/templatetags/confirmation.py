@@ -20,7 +20,7 @@ def confirm_banner(context: dict[str, Any]) -> dict[str, Any]:
     show = user is not None and needs_confirmation(user)
     return {
         "show": show,
-        "address": user.email if show else "",
+        "address": getattr(user, "email", "") if show else "",
         "chips": settings.SIGNUP_BONUS_CHIPS,
         "next": request.get_full_path() if request is not None else "",
         "csrf_token": context.get("csrf_token"),
