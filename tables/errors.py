@@ -29,6 +29,7 @@ from game_engine.errors import (
 from wallet.errors import (
     AppendOnlyViolation,
     DailyTopupAlreadyClaimed,
+    DailyTopupNeedsMailbox,
     IdempotencyConflict,
     InsufficientFunds,
     InvalidAmount,
@@ -191,6 +192,12 @@ CATALOGUE: tuple[ErrorCode, ...] = (
     ErrorCode("insufficient_funds", 409, (InsufficientFunds,), "not enough chips for the entry fee"),
     ErrorCode(
         "daily_chips_claimed", 409, (DailyTopupAlreadyClaimed,), "today's free chips were already claimed"
+    ),
+    ErrorCode(
+        "daily_chips_need_mailbox",
+        409,
+        (DailyTopupNeedsMailbox,),
+        "daily free chips go to the one account per confirmed mailbox that earned its sign-up bonus",
     ),
     ErrorCode("nothing_to_refund", 409, (NothingToRefund,), "no entry fee of yours is held in that game"),
     ErrorCode(

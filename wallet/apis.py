@@ -98,7 +98,8 @@ class WalletDailyClaimApi(APIView):
         responses={
             201: DailyClaimSerializer,
             409: OpenApiResponse(
-                description="Today's (UTC) free chips were already claimed (`daily_chips_claimed`)."
+                description="Today's (UTC) free chips were already claimed (`daily_chips_claimed`), or "
+                "the account has not earned its mailbox's sign-up bonus (`daily_chips_need_mailbox`)."
             ),
         },
         tags=["wallet"],

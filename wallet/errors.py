@@ -42,6 +42,20 @@ class DailyTopupAlreadyClaimed(WalletError):
         super().__init__(f"You have already claimed today's free chips ({day}, UTC). Come back tomorrow.")
 
 
+class DailyTopupNeedsMailbox(WalletError):
+    """Daily free chips go to one account per confirmed mailbox: the one that earned its sign-up bonus.
+
+    Free chips are what a farm of accounts is made for; a shared address never stops a sign-up, so
+    the mailbox is what limits them (docs/integrity.md).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Daily free chips need a confirmed e-mail address: confirm yours (the link we mailed you, "
+            "or Send again) to claim them. One account per mailbox gets free chips."
+        )
+
+
 class SettlementMismatch(WalletError):
     """Payouts plus rake must equal the escrow exactly, so the escrow ends at zero."""
 

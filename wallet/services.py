@@ -39,9 +39,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from accounts import play
-from accounts.models import PlayLimit, User
+from accounts.models import BonusMailbox, PlayLimit, User
 from wallet.errors import (
     DailyTopupAlreadyClaimed,
+    DailyTopupNeedsMailbox,
     IdempotencyConflict,
     InsufficientFunds,
     InvalidAmount,
@@ -304,12 +305,21 @@ def daily_topup_key(*, user_id: int, now: datetime | None = None) -> str:
     return f"daily:{user_id}:{day.isoformat()}"
 
 
+def daily_topup_allowed(*, user: User) -> bool:
+    """Whether the account earned its mailbox's sign-up bonus, which daily chips follow."""
+    return BonusMailbox.objects.filter(user_id=user.pk).exists()
+
+
 def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTransaction:
     """``settings.DAILY_TOPUP_CHIPS`` free bonus chips once per UTC day.
 
     Raises ``DailyTopupAlreadyClaimed`` on a second claim the same day (also when
-    two claims race: both lock the same accounts, the second finds the key).
+    two claims race: both lock the same accounts, the second finds the key), and
+    ``DailyTopupNeedsMailbox`` unless the account earned its mailbox's sign-up bonus
+    (``accounts.models.BonusMailbox``): free chips go to one account per confirmed mailbox.
     """
+    if not daily_topup_allowed(user=user):
+        raise DailyTopupNeedsMailbox()
     amount = chips(settings.DAILY_TOPUP_CHIPS)
     _paise(amount, what="DAILY_TOPUP_CHIPS")
     key = daily_topup_key(user_id=user.pk, now=now)

@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from wallet.errors import DailyTopupAlreadyClaimed
+from wallet.errors import DailyTopupAlreadyClaimed, DailyTopupNeedsMailbox
 from wallet.money import chips, format_money
 from wallet.selectors import chip_balances, daily_topup_claimed, wallet_history_page
-from wallet.services import claim_daily_topup
+from wallet.services import claim_daily_topup, daily_topup_allowed
 
 
 @login_required
@@ -21,6 +21,7 @@ def wallet_page(request: HttpRequest) -> HttpResponse:
         "chips": chip_balances(user=request.user),
         "page": wallet_history_page(user=request.user, page=request.GET.get("page")),
         "daily_claimed": daily_topup_claimed(user=request.user),
+        "daily_allowed": daily_topup_allowed(user=request.user),
         "daily_amount": chips(settings.DAILY_TOPUP_CHIPS),
     }
     return render(request, "wallet/wallet.html", context)
@@ -33,6 +34,8 @@ def claim_daily(request: HttpRequest) -> HttpResponse:
         txn = claim_daily_topup(user=request.user)
     except DailyTopupAlreadyClaimed:
         messages.error(request, "You have already claimed today's free chips. Come back after midnight UTC.")
+    except DailyTopupNeedsMailbox as exc:
+        messages.error(request, str(exc))
     else:
         amount = txn.entries.get(amount__gt=0).amount
         messages.success(request, f"{format_money(amount)} of free bonus chips added to your wallet.")

@@ -511,6 +511,7 @@ export interface ErrorBody {
     | "rule_error"
     | "insufficient_funds"
     | "daily_chips_claimed"
+    | "daily_chips_need_mailbox"
     | "nothing_to_refund"
     | "invalid_amount"
     | "reason_required"

@@ -161,6 +161,31 @@ def test_a_second_account_on_the_same_mailbox_confirms_but_gets_no_bonus(first: 
     assert LedgerTransaction.objects.filter(kind=TransactionKind.SIGNUP_BONUS).count() == 1
 
 
+@override_settings(DAILY_TOPUP_CHIPS=500)
+def test_daily_free_chips_follow_the_mailbox_not_the_account() -> None:
+    """A farm of accounts behind one mailbox gets the daily chips once, like the sign-up bonus; an
+    unconfirmed account gets none (page and API), and is told why."""
+
+    def claim(client: Client) -> str:
+        return client.post("/wallet/daily/", follow=True).content.decode()
+
+    with production_limits():
+        one, two = Client(), Client()
+        assert _sign_up(one, "first", "asha.rao@gmail.com") == 302
+        assert "Daily chips start once you confirm" in one.get("/wallet/").content.decode()
+        assert "need a confirmed e-mail address" in claim(one)
+        answer = one.post("/api/wallet/daily/")
+        assert answer.status_code == 409 and answer.json()["code"] == "daily_chips_need_mailbox"
+        assert not LedgerTransaction.objects.filter(kind=TransactionKind.DAILY_TOPUP).exists()
+        follow_confirmation_link(one, "asha.rao@gmail.com")
+        assert "500.00 of free bonus chips added" in claim(one)
+        assert _sign_up(two, "second", "AshaRao+2@GMail.com") == 302
+        follow_confirmation_link(two, "AshaRao+2@GMail.com")
+        assert "need a confirmed e-mail address" in claim(two)
+    assert LedgerTransaction.objects.filter(kind=TransactionKind.DAILY_TOPUP).count() == 1
+    assert chip_balances(user=User.objects.get(username="second"))["total"] == 0
+
+
 def test_changing_the_address_and_confirming_again_earns_no_second_bonus() -> None:
     with production_limits():
         player = Client()

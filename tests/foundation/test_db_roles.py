@@ -27,6 +27,7 @@ from rummy_site.db_roles import APPEND_ONLY_MODELS, AppRoleError, append_only_ta
 from staff.models import AuditImmutable, StaffAction, StaffNote
 from staff.services import add_note
 from tables.models import GameEvent
+from tests.helpers import follow_confirmation_link
 from wallet.errors import AppendOnlyViolation
 from wallet.models import Entry, LedgerTransaction
 
@@ -100,6 +101,7 @@ def test_the_app_role_does_what_the_site_does_and_cannot_erase_the_trail_the_led
             },
         )
         assert answer.status_code == 302, answer.content[:500]
+        follow_confirmation_link(client, "asha@example.com")  # the sign-up bonus: a ledger posting
         assert client.post("/wallet/daily/").status_code == 302
         assert client.post("/practice/", {"format": "101", "seats": "2"}).status_code == 302
         # and a staff member's note, which writes the note and its audit row

@@ -17,6 +17,7 @@ from drf_spectacular.generators import SchemaGenerator
 from openapi_core import OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
 
+from accounts.models import BonusMailbox
 from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame
@@ -71,6 +72,7 @@ def _finished_deal(clock: FakeClock) -> tuple[Deal, list[Any]]:
 def test_every_api_answer_matches_the_schema(client: Client, check: Checker, clock: FakeClock) -> None:
     deal, (asha, _ravi) = _finished_deal(clock)
     client.force_login(asha)
+    BonusMailbox.objects.create(key="asha@example.com", user=asha)  # daily chips follow it
 
     # tables
     open_table = make_table(fee=1_000, seats=4)

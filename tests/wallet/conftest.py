@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from accounts.models import User
+from accounts.models import BonusMailbox, User
 from wallet import services
 
 _seq = itertools.count(1)
@@ -21,6 +21,13 @@ def make_user(db: None) -> Callable[..., User]:
         )
 
     return make
+
+
+def earned_mailbox_bonus(user: User) -> User:
+    """Record that ``user`` earned their mailbox's sign-up bonus (as migration accounts 0009 does for
+    the accounts made before confirmation): daily chips follow it (``wallet.services``)."""
+    BonusMailbox.objects.create(key=f"{user.username}@example.com", user=user)
+    return user
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from tests.helpers import follow_confirmation_link
+from tests.wallet.conftest import earned_mailbox_bonus
 from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.selectors import chip_balances
@@ -65,6 +66,7 @@ def test_transactions_are_own_and_paginated(
 
 @override_settings(DAILY_TOPUP_CHIPS=500)
 def test_daily_claim_then_409(api: APIClient, player: User) -> None:
+    earned_mailbox_bonus(player)
     first = api.post("/api/wallet/daily/")
     assert first.status_code == 201, first.content
     assert first.json()["amount"] == 500_00
@@ -108,6 +110,7 @@ def test_page_shows_balance_history_and_nav_link(browser: Client, player: User, 
 
 @override_settings(DAILY_TOPUP_CHIPS=500)
 def test_page_claim_button(browser: Client, player: User) -> None:
+    earned_mailbox_bonus(player)
     response = browser.post(reverse("wallet-daily"), follow=True)
     html = response.content.decode()
     assert "500.00 of free bonus chips added" in html

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accounts.models import User
+from tests.wallet.conftest import earned_mailbox_bonus
 from wallet import services
 from wallet.audit import check_ledger
 from wallet.errors import IdempotencyConflict, InsufficientFunds
@@ -111,6 +112,7 @@ def test_a_settlement_key_reused_for_other_payouts_conflicts() -> None:
 def test_free_chips_go_to_the_bonus_account_and_staff_credits_to_cash() -> None:
     user = _player("newbie")
     services.grant_signup_bonus(user=user)
+    earned_mailbox_bonus(user)
     services.claim_daily_topup(user=user)
     services.grant(user=user, amount=7_00, idempotency_key="staff:1")
     balances = chip_balances(user=user)

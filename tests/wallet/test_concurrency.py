@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
+from tests.wallet.conftest import earned_mailbox_bonus
 from wallet import services
 from wallet.audit import check_ledger
 from wallet.errors import (
@@ -114,6 +115,7 @@ def test_same_key_for_different_accounts_races_on_the_unique_index(
 
 
 def test_concurrent_daily_claims_pay_once(require_postgres: None, player: User) -> None:
+    earned_mailbox_bonus(player)
     counts = outcome_counts(run_concurrently(8, lambda _: services.claim_daily_topup(user=player)))
     assert counts == Counter({"ok": 1, "DailyTopupAlreadyClaimed": 7}), counts
     assert LedgerTransaction.objects.filter(kind="daily_topup").count() == 1

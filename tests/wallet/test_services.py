@@ -11,6 +11,7 @@ from django.test import override_settings
 
 from accounts.models import User
 from accounts.services import confirm_email
+from tests.wallet.conftest import earned_mailbox_bonus
 from wallet import services
 from wallet.audit import check_ledger
 from wallet.errors import (
@@ -98,6 +99,7 @@ def test_no_bonus_when_the_setting_is_zero(player: User) -> None:
 
 @override_settings(DAILY_TOPUP_CHIPS=500)
 def test_daily_topup_once_per_utc_day(player: User) -> None:
+    earned_mailbox_bonus(player)
     day1 = datetime(2026, 3, 1, 23, 59, tzinfo=UTC)
     txn = services.claim_daily_topup(user=player, now=day1)
     assert txn.idempotency_key == f"daily:{player.pk}:2026-03-01"
