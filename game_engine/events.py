@@ -7,7 +7,10 @@ turns one into the JSON object a client receives (``{"type": ..., **fields}``).
 keeps the two equal.
 
 Everything in an event may be shown to every seat and to spectators: no event
-holds a hidden card (a draw from the closed deck names none).
+holds a hidden card (a draw from the closed deck names none). A field marked
+``SEATS_ONLY`` goes to the game's seats alone: a deal's revealed server seed, with
+the client seeds, rebuilds every hand of that deal (docs/fairness.md), which the
+players check the shuffle with and a spectator never saw (``for_spectators``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from typing import Any, ClassVar
 
 #: Field metadata: leave the field out of the wire object when it is None.
 OMIT_NONE: dict[str, bool] = {"omit_none": True}
+#: Field metadata: only the game's seats get the field; a spectator's copy leaves it out
+#: (``for_spectators``), so on the wire it is absent, as when None.
+SEATS_ONLY: dict[str, bool] = {"omit_none": True, "seats_only": True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +228,8 @@ class DealOver(Event):
     type: ClassVar[str] = "deal_over"
     doc: ClassVar[str] = (
         "the deal's result sheet: `winner`, `declarer`, `finish_card`, and by seat `players`: "
-        "`{status, points, deal_show, reason, groups}`; `server_seed` revealed (docs/fairness.md)"
+        "`{status, points, deal_show, reason, groups}`; `server_seed` revealed to the game's seats "
+        "(absent for a spectator, docs/fairness.md)"
     )
     deal_no: int
     winner: int | None
@@ -231,10 +238,12 @@ class DealOver(Event):
     wild_rank: int
     finish_card: str | None
     players: dict[str, dict[str, Any]]
-    #: The revealed server seed, the client seeds and the commitment (docs/fairness.md).
-    server_seed: str
+    #: The client seeds and the commitment (docs/fairness.md).
     client_seeds: list[str]
     commitment: str
+    #: The revealed server seed: to the game's seats only, who check the shuffle with it; with
+    #: the client seeds it opens every hand of the deal, which a spectator never saw.
+    server_seed: str | None = dataclasses.field(default=None, metadata=SEATS_ONLY)
 
 
 # ---------------------------------------------------------------------- the pool game
@@ -386,6 +395,44 @@ CATALOGUE: dict[str, type[Event]] = {
 }
 
 
+#: The fields of each event type that go to the game's seats alone (``SEATS_ONLY``).
+SEATS_ONLY_FIELDS: dict[str, frozenset[str]] = {
+    name: frozenset(f.name for f in dataclasses.fields(cls) if f.metadata.get("seats_only"))
+    for name, cls in CATALOGUE.items()
+    if any(f.metadata.get("seats_only") for f in dataclasses.fields(cls))
+}
+
+
+def for_spectators(message: dict[str, Any]) -> dict[str, Any]:
+    """An event's wire object as a spectator gets it: without its ``SEATS_ONLY`` fields.
+
+    A spectator (anyone at the table without a seat in the game, staff included) sees what
+    the table showed; the seed that opens every hand of a finished deal is for its players,
+    who verify the shuffle with it (docs/fairness.md). ``message`` itself is returned when
+    nothing in it is for the seats only.
+    """
+    hidden = SEATS_ONLY_FIELDS.get(message.get("type", ""))
+    if not hidden or hidden.isdisjoint(message):
+        return message
+    return {k: v for k, v in message.items() if k not in hidden}
+
+
+def events_for_spectators(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``for_spectators`` of each event; the list itself when none holds a field for the seats only."""
+    if not any(m.get("type") in SEATS_ONLY_FIELDS for m in messages):
+        return messages
+    return [for_spectators(m) for m in messages]
+
+
+def result_for_spectators(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A deal's result sheet (``DealState.public_result``, the ``deal_over`` event's fields) as a
+    spectator sees it: without the server seed (``for_spectators``)."""
+    if result is None:
+        return None
+    hidden = SEATS_ONLY_FIELDS[DealOver.type]
+    return result if hidden.isdisjoint(result) else {k: v for k, v in result.items() if k not in hidden}
+
+
 def fields_of(cls: type[Event]) -> list[str]:
     """The wire fields of an event type, in order (``type`` first is implied)."""
     return [f.name for f in dataclasses.fields(cls)]
@@ -399,6 +446,11 @@ def protocol_table() -> str:
         for f in dataclasses.fields(cls):
             kind = str(f.type).replace(" | None", " or null").replace("|", "or")
             absent = " (absent when null)" if f.metadata.get("omit_none") else ""
+            if f.metadata.get("seats_only"):
+                kind, absent = (
+                    kind.removesuffix(" or null"),
+                    " (the game's seats only: absent for a spectator)",
+                )
             parts.append(f"`{f.name}`: {kind}{absent}")
         lines.append(f"| `{name}` | {', '.join(parts)} | {cls.doc} |")
     return "\n".join(lines) + "\n"

@@ -2,7 +2,9 @@
 
 A view holds that player's own hand and arrangement and the public table only;
 never another player's cards nor the closed deck order. Shown groups become
-public once shown (the declaration, the losers' shows, the deal result).
+public once shown (the declaration, the losers' shows, the deal result). The last
+deal's server seed is in a seat's ``last_result`` only: a spectator's has none
+(``events.SEATS_ONLY``), since with it every hand of that deal is open.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from game_engine import deal as dl
 from game_engine import fairness
 from game_engine.cards import Card, is_joker
+from game_engine.events import result_for_spectators
 from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GameState
 
 
@@ -106,7 +109,8 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
             if state.split_offer
             else None
         ),
-        "last_result": state.last_result,
+        # a spectator's without the server seed, which opens every hand of that deal
+        "last_result": state.last_result if seat is not None else result_for_spectators(state.last_result),
         "result": state.result,
         "fairness": _fairness(state),
         "legal": legal_actions(state, seat),
@@ -207,6 +211,7 @@ def views_for_all(state: GameState) -> dict[str, dict[str, Any]]:
         view["seat"] = seat
         view["legal"] = legal_actions(state, seat)
         view["auto_drop"] = player.auto_drop
+        view["last_result"] = state.last_result  # with the seed, which the spectator's has not
         _add_private(state, seat, view)
         views[str(seat)] = view
     views["spectator"] = public

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from accounts import play
+from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
 from tables import (
     dbthreads,
@@ -422,7 +423,8 @@ class TableConsumer(_Consumer):
         await self.send_json(
             Update.build(  # every seat at every move: no object on the way (contract._message)
                 version=version,
-                events=event["events"],
+                # a spectator's without what the seats alone get (a finished deal's server seed)
+                events=event["events"] if self.seat is not None else events_for_spectators(event["events"]),
                 # the view arrives as JSON bytes (notify.encode_view) and goes out as they are
                 view=orjson.Fragment(views["spectator"] if self.seat is None else views[str(self.seat)]),
                 game=event.get("game"),
@@ -521,7 +523,9 @@ class TableConsumer(_Consumer):
         if snapshot["game"] is None or snapshot["game"]["id"] != previous_game or previous_version < 0:
             await self.send_json(snapshot)
             return
-        events = await _db(selectors.events_since)(game_id=previous_game, version=previous_version)
+        events = await _db(selectors.events_since)(
+            game_id=previous_game, version=previous_version, seated=self.seat is not None
+        )
         await self.send_json(
             Update(
                 version=snapshot["version"],

@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from accounts.models import User
+from game_engine.events import events_for_spectators
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
@@ -141,9 +142,13 @@ def game_header(game: PoolGame | None) -> GameHeader | None:
     )
 
 
-def events_since(*, game_id: int, version: int, limit: int = 500) -> list[dict[str, Any]]:
+def events_since(*, game_id: int, version: int, seated: bool, limit: int = 500) -> list[dict[str, Any]]:
+    """The game's events after ``version``, for a socket catching up; ``seated``: for one of the
+    game's seats. A spectator's leave out what only the seats get (``events.for_spectators``: a
+    finished deal's server seed, which opens every hand of it)."""
     rows = GameEvent.objects.filter(game_id=game_id, version__gt=version).order_by("seq")[:limit]
-    return [dict(e.as_message(), version=e.version) for e in rows]
+    events = [dict(e.as_message(), version=e.version) for e in rows]
+    return events if seated else events_for_spectators(events)
 
 
 def finished_deals_for(*, user: User) -> QuerySet[Deal]:

@@ -310,7 +310,7 @@ export interface Show {
   version?: number;
 }
 /**
- * the deal's result sheet: winner, declarer, finish_card, and by seat players: {status, points, deal_show, reason, groups}; server_seed revealed (docs/fairness.md)
+ * the deal's result sheet: winner, declarer, finish_card, and by seat players: {status, points, deal_show, reason, groups}; server_seed revealed to the game's seats (absent for a spectator, docs/fairness.md)
  */
 export interface DealOver {
   type: "deal_over";
@@ -325,9 +325,9 @@ export interface DealOver {
       [k: string]: unknown;
     };
   };
-  server_seed: string;
   client_seeds: string[];
   commitment: string;
+  server_seed?: string;
   version?: number;
 }
 /**

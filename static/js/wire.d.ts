@@ -190,7 +190,8 @@ export interface DealResult {
   wild_rank: number;
   finish_card: CardCode | null;
   players: BySeat<DealPlayerResult>;
-  server_seed: string;
+  /** The revealed server seed: the game's seats only, absent for a spectator (docs/fairness.md). */
+  server_seed?: string;
   client_seeds: string[];
   commitment: string;
 }

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from game_engine.events import DealOver, events_for_spectators, to_wire
 from game_engine.formats import make_rules
 from game_engine.game import GameState, apply
 from game_engine.scenario import scripted_game
-from game_engine.views import view_for
+from game_engine.views import view_for, views_for_all
 
 R = make_rules("101", turn_ms=1_000, extra_time_ms=5_000, declare_ms=10_000)
 H = [
@@ -75,6 +76,35 @@ def test_rules_5_shown_groups_revealed_in_result() -> None:
     res = v["last_result"]
     assert res["winner"] == 0 and res["players"]["1"]["groups"] == [H[1]]
     assert v["phase"] == "between_deals" and v["hand"] is None
+
+
+def test_a_finished_deals_server_seed_is_in_the_seats_views_only() -> None:
+    """The seed opens every hand of the deal (docs/fairness.md): its players verify the shuffle
+    with it; a spectator sees the result sheet as the table showed it, with the commitment."""
+    state = act(game(), type="draw", seat=0, source="closed")
+    state = act(state, type="finish", seat=0, card="2D", groups=G0)
+    state = act(state, type="show", seat=1, groups=[H[1]])
+    state, events = apply(state, {"type": "show", "seat": 2, "groups": [H[2]], "at": state.now})
+    seed = state.last_result["server_seed"] if state.last_result else None
+    assert seed and len(seed) == 64
+    spectator = view_for(state, None)
+    assert seed not in json.dumps(spectator)
+    assert "server_seed" not in spectator["last_result"]
+    assert spectator["last_result"]["commitment"] == state.last_result["commitment"]
+    assert spectator["last_result"]["players"]["1"]["groups"] == [H[1]]  # shown: public
+    for seat in range(3):
+        assert view_for(state, seat)["last_result"]["server_seed"] == seed
+    sent = views_for_all(state)
+    assert seed not in json.dumps(sent["spectator"])
+    assert all(sent[str(seat)] == view_for(state, seat) for seat in range(3))
+    # the deal_over event: the seats' copy carries the seed, the spectators' does not
+    wire = [to_wire(e) for e in events]
+    over = next(e for e in wire if e["type"] == DealOver.type)
+    assert over["server_seed"] == seed
+    watched = events_for_spectators(wire)
+    assert seed not in json.dumps(watched) and len(watched) == len(wire)
+    assert next(e for e in watched if e["type"] == DealOver.type)["commitment"] == over["commitment"]
+    assert over["server_seed"] == seed  # the seats' copy is left as it was
 
 
 def test_split_and_rejoin_offers_in_view() -> None:
