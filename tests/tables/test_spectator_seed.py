@@ -20,7 +20,7 @@ from django.test import Client
 from accounts.models import User
 from game_engine import fairness
 from game_engine.game import GameState
-from tables import services
+from tables import notify, services
 from tables.models import Deal, PoolGame
 from tests.sockets import of_type, open_table, until
 from tests.staff.conftest import make_staff
@@ -151,4 +151,47 @@ async def test_spectators_never_get_a_finished_deals_seed_its_players_do(
         assert (seed in json.dumps(snapshot)) is (user in players), user.username
 
     for ws in sockets:
+        await ws.disconnect()
+
+
+@sync_to_async
+def _drop_without_notice(game_id: int) -> int:
+    """The player on turn drops and the deal is over; the notice of it is lost (Redis away).
+    Returns the game's new version."""
+    game = PoolGame.objects.get(pk=game_id)
+    state = GameState.from_dict(game.state)
+    assert state.deal is not None
+    on_turn = User.objects.get(pk=int(state.players[state.deal.turn].id))
+    with notify.suppressed():
+        answer = services.game_act(game_id=game_id, user=on_turn, request_id="lost", action={"type": "drop"})
+    assert answer["ok"], answer
+    game = PoolGame.objects.get(pk=game_id)
+    assert game.state["phase"] == "between_deals"
+    return int(game.version)
+
+
+async def test_a_spectator_rebuilt_after_a_lost_notice_gets_no_seed(
+    require_postgres: None, clock: FakeClock, settings: Any
+) -> None:
+    """The resync watcher rebuilds a socket behind the database from the event log: a spectator's
+    rebuild holds the deal_over without the seed, a seat's with it."""
+    settings.RESYNC_SECONDS = 0.3
+    table = await sync_to_async(make_table)("101", fee=0, seats=2, pause_seconds=60)
+    players = [await sync_to_async(make_player)(n) for n in ("asha", "ravi")]
+    agent = await sync_to_async(make_staff)("helper", "Support agent")
+    for user in players:
+        await sync_to_async(services.table_join)(table_id=table.pk, user=user)
+    game = await _game(table.pk)
+    seed = GameState.from_dict(game.state).deal.server_seed  # type: ignore[union-attr]
+    seat_ws, agent_ws = await open_table(players[0], table.pk), await open_table(agent, table.pk)
+    for ws in (seat_ws, agent_ws):
+        assert (await until(ws, of_type("snapshot")))["version"] == game.version
+    version = await _drop_without_notice(game.pk)
+    for ws, seated in ((seat_ws, True), (agent_ws, False)):
+        rebuilt = await until(ws, of_type("update", rebuilt=True, version=version))
+        (over,) = _deal_overs([rebuilt])
+        assert over["commitment"] == fairness.commitment(seed)
+        assert (seed in json.dumps(rebuilt)) is seated
+        assert ("server_seed" in rebuilt["view"]["last_result"]) is seated
+    for ws in (seat_ws, agent_ws):
         await ws.disconnect()
