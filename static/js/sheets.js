@@ -259,7 +259,8 @@ export function Scoreboard({ s, t }) {
 
 /**
  * The shuffle's public side (docs/fairness.md): this deal's commitment, published before
- * its cards were dealt, the player's own seed, and the last finished deal's revealed seed.
+ * its cards were dealt, the player's own seed, and the last finished deal's revealed seed
+ * (to its players only: a spectator's view has none, docs/fairness.md).
  * @param {{v: View}} props
  */
 export function FairShuffle({ v }) {
@@ -275,6 +276,8 @@ export function FairShuffle({ v }) {
       <span id="fair-my-seed-origin">${mine.generated ? " (made for you: your browser sent none)" : " (from your browser)"}</span></p>` : null}
     ${r && r.server_seed ? html`<p>Deal ${r.deal_no} is over: its server seed is revealed,${" "}
       <code class="hash" id="fair-revealed">${r.server_seed}</code>. Verify that deal from its replay in History.</p>` : null}
+    ${r && !r.server_seed ? html`<p id="fair-seats-only">Deal ${r.deal_no} is over: its server seed goes to the
+      players of this game, who check the shuffle with it (it would show every hand of that deal).</p>` : null}
   </section>`;
 }
 

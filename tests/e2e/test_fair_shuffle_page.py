@@ -4,7 +4,9 @@ The player opens a practice table, sits down with the page's Join button (the pa
 this browser's own seed with the join) and bots fill the seats. The scoreboard's "Fair
 shuffle" section shows the deal's commitment before anything is revealed and the
 player's own seed; after the player drops (or the bot, on its first turn), the deal is over and the revealed server
-seed is there, and it hashes to the commitment shown while the deal ran.
+seed is there, and it hashes to the commitment shown while the deal ran. A player without
+a seat who watches the table sees the same commitment and result sheet, but never the seed:
+it opens every hand of the deal, and only its players get it (docs/fairness.md).
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ def test_the_table_shows_the_commitment_the_players_seed_and_the_revealed_seed(
     table = Table.objects.create(settings=settings, name="Fair practice")
     user = make_user("asha", "Asha")
     asha = Player(browser, live_server_url, "Asha", DESKTOP)
+    meena = Player(browser, live_server_url, "Meena", DESKTOP)  # watches, without a seat
     try:
         asha.log_in(user)
+        meena.log_in(make_user("meena", "Meena"))
         asha.goto(f"/tables/{table.pk}/")
         page = asha.page
         page.click("#join-form button")
@@ -68,6 +72,8 @@ def test_the_table_shows_the_commitment_the_players_seed_and_the_revealed_seed(
         assert page.locator("#fair-revealed").count() == 0  # nothing secret while the deal runs
         asha.shot("fair-shuffle-during-deal")
         page.click("#btn-scores-close")
+        meena.goto(f"/tables/{table.pk}/")
+        meena.page.wait_for_selector("#btn-scores", timeout=20_000)
 
         def deal_over() -> bool:
             return Deal.objects.get(pk=deal.pk).finished_at is not None
@@ -87,9 +93,25 @@ def test_the_table_shows_the_commitment_the_players_seed_and_the_revealed_seed(
         page.wait_for_selector("#fair-revealed")
         revealed = page.inner_text("#fair-revealed")
         assert revealed == deal.server_seed
+        assert page.locator("#fair-seats-only").count() == 0
         assert hashlib.sha256(revealed.encode("ascii")).hexdigest() == deal.commitment  # docs/fairness.md
         asha.shot("fair-shuffle-revealed")
         asha.assert_clean()
+
+        # The spectator: the same result sheet and commitment, no seed and so nothing to verify.
+        watch = meena.page
+        watch.wait_for_selector("#result-table", timeout=10_000)
+        watch.click("#btn-sheet-close")
+        watch.click("#btn-scores")
+        watch.wait_for_selector("#fair-shuffle")
+        assert watch.inner_text("#fair-commitment") == deal.commitment
+        assert watch.locator("#fair-revealed").count() == 0
+        assert "goes to the players of this game" in watch.inner_text("#fair-seats-only")
+        assert watch.locator("#fair-my-seed").count() == 0
+        assert deal.server_seed not in watch.content()
+        meena.shot("fair-shuffle-spectator")
+        meena.assert_clean()
     finally:
+        meena.close()
         asha.close()
         connections.close_all()
