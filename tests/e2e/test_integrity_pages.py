@@ -132,7 +132,10 @@ def test_signal_pages_review_queue_decision_and_a_refused_seat(
         player_seen = watch(player)
         log_in(player, live_server_url, "ravi", "ravi-Pass-2026")
         player.goto(f"{live_server_url}/")
-        player.click(f"form[action='/tables/{waiting.pk}/join/'] button")
+        # the lobby's first list replaces the server's tiles: a click as it does can be lost
+        # (pages.join_from_lobby; a loaded run waited 30 s for a join never posted)
+        player.wait_for_selector("#lobby-tables[data-live]")
+        player.click(f".table-tile[data-table-id='{waiting.pk}'] .join-btn")
         player.wait_for_selector("text=fair-play rules keep some accounts apart")
         assert "asha" not in player.text_content("main").lower()
         player.screenshot(path=str(ARTIFACTS / "integrity-seat-refused.png"), full_page=True)
