@@ -144,15 +144,7 @@ def table_leave(*, table_id: int, user: User) -> None:
             )
         seat.left_at = clock.now()
         seat.save(update_fields=["left_at"])
-        remaining = game.seats.filter(left_at__isnull=True).count()
-        if remaining < 2:
-            game.deadline_at = None
-            game.deadline_kind = ""
-        if remaining == 0:
-            game.status = PoolGame.Status.CANCELLED
-            game.finished_at = clock.now()
-        left = SeatLeft(position=seat.position, name=user.table_name)
-        write_game(game, [left], also=(*DEADLINE, "status", "finished_at"), lobby=True)
+        _write_seats_left(game, [SeatLeft(position=seat.position, name=user.table_name)])
 
 
 #: Practice on demand: the pools and seat counts a player may ask for (docs/rules.md §10.2).
@@ -303,6 +295,12 @@ def _send_away(game: PoolGame, parting: dict[Seat, str]) -> int:
         transaction.on_commit(
             lambda u=seat.user_id, n=notice: notify.player_notice(user_id=u, table_id=table.pk, notice=n)
         )
+    return _write_seats_left(game, events)
+
+
+def _write_seats_left(game: PoolGame, events: list[SeatLeft]) -> int:
+    """Write the ``seat_left`` events of a waiting game: with fewer than two seats left its countdown
+    stops, with none it is cancelled. Returns how many seats remain."""
     remaining = game.seats.filter(left_at__isnull=True).count()
     if remaining < 2:
         game.deadline_at = None
