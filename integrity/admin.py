@@ -9,13 +9,14 @@ from typing import Any
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from accounts.admin_base import ReadOnlyAdmin
-from integrity import selectors
+from integrity import selectors, services
 from integrity.models import AccountLink, Flag, ScanRun, SignalRow, SignInEvent
 
 VIEW_SIGNALS = "integrity.view_signals"
@@ -72,12 +73,60 @@ class AccountLinkAdmin(ReadOnlyAdmin):
     )
 
 
+class FlagStatusFilter(admin.SimpleListFilter):
+    """The queue shows every flag but the lapsed ones by default; a lapsed flag stays findable
+    (this filter, or a search, which looks at every flag)."""
+
+    title = "status"
+    parameter_name = "status"
+    DEFAULT = "current"
+
+    def __init__(self, request: HttpRequest, *args: Any) -> None:
+        self.searched = bool(request.GET.get("q"))
+        super().__init__(request, *args)
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [
+            (self.DEFAULT, "Open and decided (not lapsed)"),
+            ("open", "Open"),
+            ("weakened", "Weakened"),
+            ("lapsed", "Lapsed"),
+            ("decided", "Decided"),
+            ("all", "All"),
+        ]
+
+    def _chosen(self) -> str:
+        if self.value():
+            return str(self.value())
+        return "all" if self.searched else self.DEFAULT
+
+    def choices(self, changelist: Any) -> Any:
+        chosen = self._chosen()
+        for value, label in self.lookup_choices:
+            yield {
+                "selected": chosen == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Flag]) -> QuerySet[Flag]:
+        chosen = self._chosen()
+        undecided = queryset.filter(decision="")
+        return {
+            self.DEFAULT: queryset.exclude(decision="", state=Flag.State.LAPSED),
+            "open": undecided.filter(state=Flag.State.OPEN),
+            "weakened": undecided.filter(state=Flag.State.WEAKENED),
+            "lapsed": undecided.filter(state=Flag.State.LAPSED),
+            "decided": queryset.exclude(decision=""),
+        }.get(chosen, queryset)
+
+
 @admin.register(Flag)
 class FlagAdmin(ReadOnlyAdmin):
-    """The review queue: open flags first, the strongest evidence first."""
+    """The review queue: open flags first, the strongest evidence first; lapsed ones on request."""
 
-    list_display = ("id", "signal", "players", "summary", "score", "raised_at", "status")
-    list_filter = ("signal", "decision")
+    list_display = ("id", "signal", "players", "summary", "raised_with", "score", "raised_at", "status")
+    list_filter = (FlagStatusFilter, "signal", "decision")
     search_fields = ("user_a__username", "user_b__username", "summary")
     list_select_related = ("user_a", "user_b", "decided_by")
     change_form_template = "admin/integrity/flag.html"
@@ -90,9 +139,20 @@ class FlagAdmin(ReadOnlyAdmin):
 
     @admin.display(description="status")
     def status(self, flag: Flag) -> str:
-        if flag.open:
-            return "open"
-        return f"{flag.get_decision_display()} by {flag.decided_by} ({flag.decided_at:%Y-%m-%d})"
+        if flag.decision:
+            return f"{flag.get_decision_display()} by {flag.decided_by} ({flag.decided_at:%Y-%m-%d})"
+        if flag.state == Flag.State.LAPSED and flag.lapsed_at:
+            return f"lapsed {flag.lapsed_at:%Y-%m-%d}: {flag.lapse_reason}"
+        if flag.state == Flag.State.WEAKENED and flag.weakened_at:
+            return f"open, weakened since {flag.weakened_at:%Y-%m-%d %H:%M}"
+        return "open"
+
+    @admin.display(description="raised with")
+    def raised_with(self, flag: Flag) -> str:
+        """What changed: the summary it was raised with beside the current one (``summary``)."""
+        if not flag.first_summary or flag.first_summary == flag.summary:
+            return "—"
+        return flag.first_summary
 
     def flag_context(self, request: HttpRequest, flag: Flag) -> dict[str, Any]:
         """What the flag page shows; the staff side adds its decision form."""
@@ -101,7 +161,10 @@ class FlagAdmin(ReadOnlyAdmin):
             "flag": flag,
             "figures": selectors.readable(flag.figures),
             "rule": texts[flag.signal],
-            "games": selectors.flag_deals(flag),
+            "first_figures": selectors.readable(flag.first_figures),
+            "game_groups": selectors.flag_game_groups(flag),
+            "history": list(flag.updates.all()),
+            "lapse_hours": services.lapse_hours(),
             "signal_url": reverse("admin:integrity_signal", args=[flag.signal]),
         }
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+#: How many of a flag's listed games are its first ones; the rest (up to 50 in all) are its latest.
+FIRST_GAMES_LISTED = 10
+LATEST_GAMES_LISTED = 40
+
 
 class SignInEvent(models.Model):
     """One sign-up or log-in: from which address and device (kept ``INTEGRITY_RETENTION_DAYS``)."""
@@ -151,9 +155,18 @@ class SignalRow(models.Model):
 class Flag(models.Model):
     """A finding in the review queue: staff replay the games behind it and decide, with a reason.
 
-    A flag punishes nobody by itself. One open flag per signal and pair (or player); a decided
-    one is raised again only when the evidence has doubled (games behind it) since the decision.
+    A flag punishes nobody by itself. One flag per signal and pair (or player) until decided; a
+    decided one is raised again only when the evidence has doubled (games behind it) since the
+    decision. Until decided, every scan recomputes it (``integrity.services.keep_flags_true``):
+    its figures follow the evidence, it weakens when the signal no longer flags the pair and
+    lapses (closed, with a record) when it has not for ``INTEGRITY_LAPSE_HOURS``; a lapsed flag
+    reopens if the signal flags the pair again. The scan never changes a decided flag.
     """
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        WEAKENED = "weakened", "Weakened: the signal no longer flags it"
+        LAPSED = "lapsed", "Lapsed: closed by the scan"
 
     class Decision(models.TextChoices):
         CLEARED = "cleared", "Cleared: nothing wrong"
@@ -168,10 +181,23 @@ class Flag(models.Model):
     )
     summary = models.CharField(max_length=300)
     figures = models.JSONField(default=dict)
-    games = models.JSONField(default=list)
+    games = models.JSONField(
+        default=list, help_text="Ids of the games listed: the first ones and the latest (at most 50)."
+    )
+    #: how many games are behind it in all (the list above holds at most 50 of them)
+    games_total = models.PositiveIntegerField(default=0)
     score = models.FloatField(default=0.0)
+    #: what it was raised with (the figures above follow the evidence at each scan)
+    first_summary = models.CharField(max_length=300, blank=True)
+    first_figures = models.JSONField(default=dict, blank=True)
+    first_score = models.FloatField(default=0.0)
     raised_at = models.DateTimeField()
     updated_at = models.DateTimeField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.OPEN, db_index=True)
+    #: since when the signal has not flagged it (null while it does)
+    weakened_at = models.DateTimeField(null=True, blank=True)
+    lapsed_at = models.DateTimeField(null=True, blank=True)
+    lapse_reason = models.CharField(max_length=300, blank=True)
     decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(
@@ -197,7 +223,44 @@ class Flag(models.Model):
 
     @property
     def open(self) -> bool:
-        return not self.decision
+        """Waiting for a decision: neither decided by staff nor lapsed."""
+        return not self.decision and self.state != self.State.LAPSED
+
+    @property
+    def listed_first(self) -> int:
+        """How many of ``games`` are the first games behind it; the rest are the latest ones."""
+        return FIRST_GAMES_LISTED if self.games_total > len(self.games) else len(self.games)
+
+
+class FlagUpdate(models.Model):
+    """One change the scan made to an undecided flag: raised, its evidence grew or shrank, weakened,
+    strengthened again, lapsed, reopened. Rows, not a list on the flag: a flag open for months
+    gathers many, each is written once and never rewritten, and the flag page lists them in order.
+    """
+
+    class Kind(models.TextChoices):
+        RAISED = "raised", "Raised"
+        UPDATED = "updated", "Evidence changed"
+        WEAKENED = "weakened", "Weakened"
+        STRENGTHENED = "strengthened", "Flagged again"
+        LAPSED = "lapsed", "Lapsed"
+        REOPENED = "reopened", "Reopened"
+
+    flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="updates")
+    at = models.DateTimeField()
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    summary = models.CharField(max_length=300, blank=True)
+    figures = models.JSONField(default=dict, blank=True)
+    score = models.FloatField(default=0.0)
+    games_total = models.PositiveIntegerField(default=0)
+    note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = "flag update"
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
 
 
 class PlayerWarning(models.Model):

@@ -44,7 +44,9 @@ def signal_index() -> list[dict[str, Any]]:
         counts[signal][0] += 1
         counts[signal][1] += int(flagged)
     open_flags = dict.fromkeys(SIGNALS, 0)
-    for signal in Flag.objects.filter(decision="").values_list("signal", flat=True):
+    for signal in (
+        Flag.objects.filter(decision="").exclude(state=Flag.State.LAPSED).values_list("signal", flat=True)
+    ):
         open_flags[signal] += 1
     return [
         {
@@ -112,6 +114,24 @@ def flag_deals(flag: Flag) -> list[dict[str, Any]]:
             ],
         }
         for g in flag.games
+    ]
+
+
+def flag_game_groups(flag: Flag) -> list[dict[str, Any]]:
+    """The listed games of a flag, labelled: the first games together (where the pattern began)
+    and the latest ones (what the pair does now), or all of them when few."""
+    games = flag_deals(flag)
+    total = max(flag.games_total, len(games))
+    first = flag.listed_first
+    if first >= len(games):
+        return [{"label": f"All {total} games behind it", "id": "games-all", "games": games}]
+    return [
+        {"label": f"The first {first} games", "id": "games-first", "games": games[:first]},
+        {
+            "label": f"The latest {len(games) - first} of {total} games",
+            "id": "games-latest",
+            "games": games[first:],
+        },
     ]
 
 
@@ -186,7 +206,11 @@ def player_sections(user: User) -> list[dict[str, Any]]:
                 "link": reverse("admin:integrity_accountlink_change", args=[row.pk]),
             }
         )
-    flags = Flag.objects.filter(Q(user_a=user) | Q(user_b=user), decision="").count()
+    flags = (
+        Flag.objects.filter(Q(user_a=user) | Q(user_b=user), decision="")
+        .exclude(state=Flag.State.LAPSED)
+        .count()
+    )
     linked.append(
         {
             "label": "Open integrity flags",

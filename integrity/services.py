@@ -4,8 +4,10 @@
 from ``manage.py integrity_scan``; never on a page load. It digests each game finished since the
 last run once (``integrity.digest``), runs the signals over the window's digests
 (``integrity.detect``) and the sign-in events, replaces the signal pages' rows, raises flags in
-the review queue and links the pairs chip dumping finds. The staff side (``staff.integrity``)
-records decisions through ``decide`` inside its own audited transaction.
+the review queue and links the pairs chip dumping finds. Each run also keeps the undecided flags
+true (``keep_flags_true``): their figures follow the evidence, and one the signal no longer finds
+weakens, then lapses. The staff side (``staff.integrity``) records decisions through ``decide``
+inside its own audited transaction.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
 from typing import Any
@@ -25,8 +28,11 @@ from django.utils import timezone
 from integrity import detect, links
 from integrity.digest import digest
 from integrity.models import (
+    FIRST_GAMES_LISTED,
+    LATEST_GAMES_LISTED,
     AccountLink,
     Flag,
+    FlagUpdate,
     GameDigest,
     PlayerWarning,
     ScanRun,
@@ -53,6 +59,19 @@ def window_days() -> int:
 
 def retention_days() -> int:
     return int(getattr(settings, "INTEGRITY_RETENTION_DAYS", 180))
+
+
+def lapse_hours() -> float:
+    return float(getattr(settings, "INTEGRITY_LAPSE_HOURS", 24))
+
+
+def listed_games(games: Iterable[Any]) -> tuple[list[int], int]:
+    """The games a flag lists, in order: its first ones (where the pattern began) and its latest
+    (what the pair does now), at most 50 in all; and how many games are behind it."""
+    ordered = sorted({int(g) for g in games})
+    if len(ordered) <= FIRST_GAMES_LISTED + LATEST_GAMES_LISTED:
+        return ordered, len(ordered)
+    return ordered[:FIRST_GAMES_LISTED] + ordered[-LATEST_GAMES_LISTED:], len(ordered)
 
 
 # ---------------------------------------------------------------------------
@@ -185,42 +204,161 @@ def _summary(signal: str, f: dict[str, Any]) -> str:
     return " and ".join(parts) + f"; {f.get('games_together', 0)} games together"
 
 
-def _raise_flag(
-    signal: str,
-    users: tuple[int, ...],
-    figures: dict[str, Any],
-    games: list[int],
-    score: float,
-    now: datetime,
-) -> bool:
-    """Open or refresh the flag of this finding; returns whether a new flag was raised."""
+def _clean(figures: dict[str, Any]) -> dict[str, Any]:
+    clean = dict(figures)
+    if "p_value" in clean:
+        clean["p_value"] = float(f"{clean['p_value']:.3g}")
+    return clean
+
+
+#: The fields the scan writes on a flag (never the decision's: a review may be recorded meanwhile).
+_KEPT_FIELDS = [
+    "figures",
+    "games",
+    "games_total",
+    "score",
+    "summary",
+    "updated_at",
+    "state",
+    "weakened_at",
+    "lapsed_at",
+    "lapse_reason",
+]
+
+
+def _record(flag: Flag, kind: str, now: datetime, note: str = "") -> None:
+    FlagUpdate.objects.create(
+        flag=flag,
+        at=now,
+        kind=kind,
+        summary=flag.summary,
+        figures=flag.figures,
+        score=flag.score,
+        games_total=flag.games_total,
+        note=note[:300],
+    )
+
+
+@dataclass
+class Evidence:
+    """What the scan found now for a flag's pair (or player): the current figures and whether the
+    signal flags it. ``figures`` None: the signal found nothing for them at all."""
+
+    users: tuple[int, ...]
+    figures: dict[str, Any] | None
+    games: list[Any]
+    score: float
+    flagged: bool
+
+
+def _set_figures(flag: Flag, e: Evidence, now: datetime) -> bool:
+    """Write the current figures on the flag; returns whether the games behind it changed."""
+    if e.figures is None:
+        flag.updated_at = now
+        return False
+    figures = _clean(e.figures)
+    prefix = ""
+    if flag.user_b_id is not None and e.users and e.users[0] != flag.user_a_id:
+        figures["read_the_other_way"] = True
+        prefix = "read the other way round now: "
+    games, total = listed_games(e.games)
+    changed = total != flag.games_total
+    flag.figures, flag.score = figures, e.score
+    flag.summary = (prefix + _summary(flag.signal, e.figures))[:300]
+    flag.games, flag.games_total, flag.updated_at = games, total, now
+    return changed
+
+
+def _gone_reason(signal: str) -> str:
+    if signal == SignalRow.Signal.SHARED:
+        return "no shared device, and no shared address with games together, in what the scan reads"
+    return f"no game of theirs in the last {window_days()} days the signals read"
+
+
+def _lapse_note(flag: Flag) -> str:
+    """What the lapse does not undo: a chip-dumping link stays until staff clear it."""
+    if flag.signal != detect.CHIP_DUMPING or flag.user_b_id is None:
+        return ""
+    link = links.find(flag.user_a_id, flag.user_b_id)
+    if link is None or not link.active:
+        return ""
+    return "the chip-dumping link made with it stays: only staff clear links (Linked accounts). "
+
+
+def keep_flag_true(flag: Flag, e: Evidence, now: datetime) -> None:
+    """Recompute one undecided flag with the scan's current evidence: its figures follow; if the
+    signal no longer flags it, it weakens, and lapses once that has lasted ``lapse_hours``; if the
+    signal flags it again, it is open again. Each change is recorded (``FlagUpdate``)."""
+    grew = _set_figures(flag, e, now)
+    if e.flagged:
+        if flag.state == Flag.State.WEAKENED:
+            flag.state, flag.weakened_at = Flag.State.OPEN, None
+            _record(flag, FlagUpdate.Kind.STRENGTHENED, now, "the signal flags them again")
+        elif grew:
+            _record(flag, FlagUpdate.Kind.UPDATED, now)
+    else:
+        why = (
+            f"the signal no longer flags them ({flag.summary})"
+            if e.figures is not None
+            else _gone_reason(flag.signal)
+        )
+        if flag.state == Flag.State.OPEN:
+            flag.state, flag.weakened_at = Flag.State.WEAKENED, now
+            _record(flag, FlagUpdate.Kind.WEAKENED, now, why)
+        elif flag.weakened_at is not None and now - flag.weakened_at >= timedelta(hours=lapse_hours()):
+            flag.state, flag.lapsed_at = Flag.State.LAPSED, now
+            since = timezone.localtime(flag.weakened_at)
+            flag.lapse_reason = (f"not flagged since {since:%Y-%m-%d %H:%M}: " + _lapse_note(flag) + why)[
+                :300
+            ]
+            _record(flag, FlagUpdate.Kind.LAPSED, now, flag.lapse_reason)
+        elif grew:
+            _record(flag, FlagUpdate.Kind.UPDATED, now)
+    flag.save(update_fields=_KEPT_FIELDS)
+
+
+def _raise_flag(signal: str, e: Evidence, now: datetime) -> bool:
+    """Open a flag for this flagged finding, or reopen its lapsed one; returns whether a flag
+    went (back) into the queue. An open flag of the pair is kept by ``keep_flag_true`` instead."""
+    users = e.users
     a, b = users[0], users[1] if len(users) > 1 else None
     same = Q(signal=signal, user_a_id=a, user_b_id=b)
     if b is not None:
         same |= Q(signal=signal, user_a_id=b, user_b_id=a)
-    existing = Flag.objects.filter(same).order_by("-raised_at").first()
+    existing = Flag.objects.select_for_update().filter(same).order_by("-raised_at").first()
+    if existing is not None and existing.state == Flag.State.LAPSED and not existing.decision:
+        # the same flag comes back, its history (raised with, lapsed, reopened) on one page
+        lapsed_at = timezone.localtime(existing.lapsed_at or now)
+        existing.state, existing.weakened_at = Flag.State.OPEN, None
+        existing.lapsed_at, existing.lapse_reason = None, ""
+        _set_figures(existing, e, now)
+        existing.save(update_fields=_KEPT_FIELDS)
+        _record(existing, FlagUpdate.Kind.REOPENED, now, f"lapsed {lapsed_at:%Y-%m-%d %H:%M}; flagged again")
+        return True
+    if existing is not None and not existing.decision:
+        keep_flag_true(existing, e, now)
+        return False
+    games, total = listed_games(e.games)
+    if existing is not None and total < 2 * max(existing.games_at_decision, 1):
+        return False
+    figures = _clean(e.figures or {})
     summary = _summary(signal, figures)[:300]
-    clean = dict(figures)
-    if "p_value" in clean:
-        clean["p_value"] = float(f"{clean['p_value']:.3g}")
-    if existing is not None and existing.open:
-        existing.figures, existing.games, existing.score, existing.summary = clean, games, score, summary
-        existing.updated_at = now
-        existing.save(update_fields=["figures", "games", "score", "summary", "updated_at"])
-        return False
-    if existing is not None and len(games) < 2 * max(existing.games_at_decision, 1):
-        return False
-    Flag.objects.create(
+    flag = Flag.objects.create(
         signal=signal,
         user_a_id=a,
         user_b_id=b,
         summary=summary,
-        figures=clean,
+        figures=figures,
         games=games,
-        score=score,
+        games_total=total,
+        score=e.score,
+        first_summary=summary,
+        first_figures=figures,
+        first_score=e.score,
         raised_at=now,
         updated_at=now,
     )
+    _record(flag, FlagUpdate.Kind.RAISED, now)
     return True
 
 
@@ -235,17 +373,23 @@ def flag_linked_in_game(link: AccountLink, game_id: int) -> bool:
         return False  # flagged (and maybe decided) already
     if latest is not None and latest.open:
         latest.games, latest.updated_at = [*latest.games, game_id], now
-        latest.save(update_fields=["games", "updated_at"])
+        latest.games_total = len(latest.games)
+        latest.save(update_fields=["games", "games_total", "updated_at"])
         return False
     figures = {"game": game_id, "source": link.get_source_display().lower(), "evidence": link.evidence}
+    summary = _summary(signal, figures)[:300]
     Flag.objects.create(
         signal=signal,
         user_a_id=a,
         user_b_id=b,
-        summary=_summary(signal, figures)[:300],
+        summary=summary,
         figures=figures,
         games=[game_id],
+        games_total=1,
         score=10.0,
+        first_summary=summary,
+        first_figures=figures,
+        first_score=10.0,
         raised_at=now,
         updated_at=now,
     )
@@ -301,7 +445,37 @@ def scan(*, now: datetime | None = None) -> ScanRun:
     rows: list[SignalRow] = []
     flags = 0
     made_links = 0
+
+    def pair_games(users: tuple[int, ...]) -> list[Any]:
+        if len(users) == 1:
+            return sums.games.get(str(users[0]), [])
+        return played.get(tuple(sorted(users)), [])  # type: ignore[arg-type]
+
     with transaction.atomic():
+        # the undecided flags this run keeps true, locked: a decision recorded meanwhile waits
+        kept = {
+            (f.signal, frozenset(filter(None, (f.user_a_id, f.user_b_id)))): f
+            for f in Flag.objects.select_for_update().filter(
+                decision="",
+                state__in=[Flag.State.OPEN, Flag.State.WEAKENED],
+                signal__in=[*detect.SIGNALS, SignalRow.Signal.SHARED],
+            )
+        }
+        seen: set[int] = set()
+
+        def judge(
+            signal: str, users: tuple[int, ...], figures: dict[str, Any], score: float, flagged: bool
+        ) -> int:
+            flag = kept.get((signal, frozenset(users)))
+            if flag is None and not flagged:
+                return 0
+            e = Evidence(users, figures, pair_games(users), score, flagged)
+            if flag is not None and flag.pk not in seen:
+                seen.add(flag.pk)
+                keep_flag_true(flag, e, now)
+                return 0
+            return int(_raise_flag(signal, e, now)) if flagged else 0
+
         for signal, findings in found.items():
             items = [
                 (tuple(int(u) for u in f.users), f.figures, [int(g) for g in f.games], f.score, f.flagged)
@@ -309,23 +483,25 @@ def scan(*, now: datetime | None = None) -> ScanRun:
                 if f.flagged or len(f.games) >= 2
             ]
             rows += _rows(signal, items, now)
-            for users, figures, gids, score, flagged in items:
-                if not flagged:
-                    continue
-                flags += _raise_flag(signal, users, figures, gids, score, now)
-                if signal == detect.CHIP_DUMPING:
+            for f in findings:
+                users = tuple(int(u) for u in f.users)
+                flags += judge(signal, users, f.figures, f.score, f.flagged)
+                if f.flagged and signal == detect.CHIP_DUMPING:
                     _, changed = links.link(
                         users[0],
                         users[1],
                         source=AccountLink.Source.CHIPS,
-                        evidence=_summary(signal, figures)[:300],
+                        evidence=_summary(signal, f.figures)[:300],
                     )
                     made_links += changed
         items = [(r["users"], r["figures"], r["games"], r["score"], r["flagged"]) for r in shared]
         rows += _rows(SignalRow.Signal.SHARED, items, now)
-        for users, figures, gids, score, flagged in items:
-            if flagged:
-                flags += _raise_flag(SignalRow.Signal.SHARED, users, figures, gids, score, now)
+        for users, figures, _gids, score, flagged in items:
+            flags += judge(SignalRow.Signal.SHARED, tuple(users), figures, score, flagged)
+        for flag in kept.values():
+            if flag.pk not in seen:  # nothing found for them at all now
+                users = tuple(filter(None, (flag.user_a_id, flag.user_b_id)))
+                keep_flag_true(flag, Evidence(users, None, [], flag.score, False), now)
         SignalRow.objects.all().delete()
         SignalRow.objects.bulk_create(rows, batch_size=1000)
         SignInEvent.objects.filter(at__lt=now - timedelta(days=retention_days())).delete()
@@ -358,12 +534,16 @@ def decide(*, flag: Flag, staff: Any, decision: str, reason: str, warning: str =
     if not reason:
         raise DecisionError("a decision needs a reason")
     row = Flag.objects.select_for_update().get(pk=flag.pk)
-    if not row.open:
+    if row.decision:
         raise DecisionError("this flag was already decided")
+    if row.state == Flag.State.LAPSED:
+        raise DecisionError(
+            "this flag lapsed: the signal no longer finds the pair (it reopens if it does again)"
+        )
     now = timezone.now()
     row.decision, row.decided_at, row.decided_by = decision, now, staff
     row.decision_reason = reason[:300]
-    row.games_at_decision = len(row.games)
+    row.games_at_decision = row.games_total or len(row.games)
     row.save(update_fields=["decision", "decided_at", "decided_by", "decision_reason", "games_at_decision"])
     if decision == Flag.Decision.WARNED:
         message = (warning or "").strip()

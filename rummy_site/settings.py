@@ -109,10 +109,12 @@ PLAY_REMINDER_SECONDS = _int("PLAY_REMINDER_SECONDS", 3600)
 #: A player sends at most one quick message ("Good game", ...) a table this often (tables/quick.py).
 QUICK_MESSAGE_SECONDS = _int("QUICK_MESSAGE_SECONDS", 5)
 #: Fair play (docs/integrity.md): how often the signals run, the window of games they read, and how
-#: long sign-up and log-in addresses and devices are kept.
+#: long sign-up and log-in addresses and devices are kept; an undecided flag the signals no longer
+#: find lapses after INTEGRITY_LAPSE_HOURS.
 INTEGRITY_SCAN_MINUTES = _int("INTEGRITY_SCAN_MINUTES", 60)
 INTEGRITY_WINDOW_DAYS = _int("INTEGRITY_WINDOW_DAYS", 90)
 INTEGRITY_RETENTION_DAYS = _int("INTEGRITY_RETENTION_DAYS", 180)
+INTEGRITY_LAPSE_HOURS = _int("INTEGRITY_LAPSE_HOURS", 24)
 #: E-mail (password resets): the console by default; EMAIL_URL (smtp://user:pass@host:587/?tls=True) for SMTP.
 EMAIL_URL = os.environ.get("EMAIL_URL", "")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Pool Rummy <no-reply@rummy.local>")
