@@ -424,7 +424,8 @@ def _rows(
 
 
 def scan(*, now: datetime | None = None) -> ScanRun:
-    """Digest new games, run every signal, refresh the signal pages, raise flags, link dumpers."""
+    """Digest new games, run every signal, refresh the signal pages, raise flags (or reopen lapsed
+    ones: both count as raised), keep the undecided flags true, link dumpers."""
     now = now or timezone.now()
     run = ScanRun.objects.create(started_at=now)
     run.games_digested = digest_new_games()
