@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from integrity.digest import WAYS
 from integrity.stats import binom_sf, log5, shrunk
 
 CHIP_DUMPING = "chip_dumping"
@@ -85,6 +86,11 @@ class _Pair:
     deals: int = 0
     drops: list[int] = field(default_factory=lambda: [0, 0])
     feeds: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    #: each one's concessions (every way, ``integrity.digest.WAYS``) and chances to concede while
+    #: the other was in the deal or the game; ``ways``: the concessions by way
+    conceded: list[int] = field(default_factory=lambda: [0, 0])
+    chances: list[int] = field(default_factory=lambda: [0, 0])
+    ways: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _strength(p: float) -> float:
@@ -112,6 +118,9 @@ class Digests:
         self.pairs: dict[str, _Pair] = defaultdict(_Pair)
         self.deals: dict[str, int] = defaultdict(int)
         self.drops: dict[str, int] = defaultdict(int)
+        #: every way of conceding, summed, and the chances to (``integrity.digest``)
+        self.conceded: dict[str, int] = defaultdict(int)
+        self.chances: dict[str, int] = defaultdict(int)
         self.takes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         self.cmp: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # ahead, behind (paid games)
         self.won: dict[str, float] = defaultdict(float)
@@ -128,9 +137,18 @@ class Digests:
         flows = _flows(net) if paid else {}
         ahead = {p: sum(1 for q in people if q != p and net[p] > net[q]) for p in people}
         behind = {p: sum(1 for q in people if q != p and net[p] < net[q]) for p in people}
+        # a digest made before every way of conceding was counted (version 1) has chosen drops
+        # only: read as the concessions of its deals until the scan digests the game again
+        old = "chances" not in d
         for p in people:
             self.deals[p] += d["deals"].get(p, 0)
             self.drops[p] += d["drops"].get(p, 0)
+            if old:
+                self.conceded[p] += d["drops"].get(p, 0)
+                self.chances[p] += d["deals"].get(p, 0)
+            else:
+                self.conceded[p] += sum(d["conceded"].get(p, {}).values())
+                self.chances[p] += d["chances"].get(p, 0)
             t = d["takes"].get(p, [0, 0])
             self.takes[p][0] += t[0]
             self.takes[p][1] += t[1]
@@ -151,6 +169,20 @@ class Digests:
                     pair.drops[i] += raw["drops"][i]
                 for i in range(4):
                     pair.feeds[i] += raw["feeds"][i]
+                if "chances" in raw:
+                    for way, counts in raw["conceded"].items():
+                        mine = pair.ways.setdefault(way, [0, 0])
+                        for i in range(2):
+                            mine[i] += counts[i]
+                            pair.conceded[i] += counts[i]
+                    for i in range(2):
+                        pair.chances[i] += raw["chances"][i]
+                else:
+                    mine = pair.ways.setdefault("drop", [0, 0])
+                    for i in range(2):
+                        mine[i] += raw["drops"][i]
+                        pair.conceded[i] += raw["drops"][i]
+                        pair.chances[i] += raw["deals"]
             if paid:
                 pair.paid += 1
                 moved = flows.get((a, b), 0.0) - flows.get((b, a), 0.0)
@@ -176,19 +208,21 @@ def _typical(rates: dict[str, list[int]], at_least: int) -> float:
 
 
 def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
-    """A pair where chips flow one way, and the loser finishes behind the gainer far more often
-    than the two players' results against everyone else, away from each other, would give."""
+    """A pair where chips flow one way, and either the loser finishes behind the gainer far more
+    often than the two players' results against everyone else, away from each other, would give,
+    or the loser concedes (by any way) far more often with the gainer in the deal than apart."""
+    population = _population_conceding(s)
     out = []
     for key, pair in s.pairs.items():
         if pair.paid == 0:
             continue
         a, b = key.split("|")
         if pair.flow >= 0:
-            loser, gainer, flow, fees = a, b, pair.flow, pair.flow_fees
+            loser, gainer, flow, fees, li = a, b, pair.flow, pair.flow_fees, 0
             won, lost = pair.b_ahead, pair.a_ahead
             l_cmp, g_cmp = pair.cmp[0:2], pair.cmp[2:4]
         else:
-            loser, gainer, flow, fees = b, a, -pair.flow, -pair.flow_fees
+            loser, gainer, flow, fees, li = b, a, -pair.flow, -pair.flow_fees, 1
             won, lost = pair.a_ahead, pair.b_ahead
             l_cmp, g_cmp = pair.cmp[2:4], pair.cmp[0:2]
         # each one's rate of finishing ahead of anyone, in the games without the other
@@ -199,7 +233,9 @@ def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
         expected = log5(r_gainer, r_loser)
         n = won + lost
         p = binom_sf(won, n, expected)
-        flagged = pair.paid >= t.dump_min_games and fees >= t.dump_min_fees and p <= t.dump_alpha
+        conceding = _conceding(s, pair, li, loser, population, t)
+        moved = pair.paid >= t.dump_min_games and fees >= t.dump_min_fees
+        flagged = moved and (p <= t.dump_alpha or conceding.beyond(t, t.dump_alpha))
         out.append(
             Finding(
                 CHIP_DUMPING,
@@ -213,53 +249,91 @@ def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
                     "loser_ahead": lost,
                     "expected_share": round(expected, 3),
                     "p_value": p,
+                    "loser_conceded": conceding.conceded,
+                    "loser_chances": conceding.chances,
+                    "loser_ways": conceding.ways,
+                    "loser_usual_rate": round(conceding.usual, 3),
+                    "concede_p_value": float(f"{conceding.p:.3g}"),
                 },
                 pair.games[:GAMES_LISTED],
                 flagged,
-                _strength(p),
+                _strength(min(p, conceding.p) if moved else p),
             )
         )
     return out
 
 
+@dataclass(frozen=True)
+class _Conceding:
+    """One player's concessions in a pair's deals against their own record apart from the partner."""
+
+    conceded: int
+    chances: int
+    chances_apart: int
+    usual: float
+    p: float
+    ways: dict[str, int]
+
+    @property
+    def rate(self) -> float:
+        return self.conceded / self.chances if self.chances else 0.0
+
+    def beyond(self, t: Thresholds, alpha: float) -> bool:
+        """Whether this conceding passes soft play's size and excess gates at odds of ``alpha``."""
+        return (
+            self.chances >= t.soft_min_deals
+            and self.rate >= self.usual + t.soft_min_excess
+            and self.p <= alpha
+        )
+
+
+def _population_conceding(s: Digests) -> float:
+    return _typical({p: [s.conceded[p], n] for p, n in s.chances.items()}, 10)
+
+
+def _conceding(s: Digests, pair: _Pair, i: int, me: str, population: float, t: Thresholds) -> _Conceding:
+    """How often ``me`` (the pair's member ``i``) conceded with the partner in the deal or game, by
+    any way (a drop, a wrong show, the clock, leaving, a refused split), against their own rate in
+    their other games (pulled toward the population's for a player seen little apart)."""
+    x, n = pair.conceded[i], pair.chances[i]
+    rest_x, rest_n = s.conceded[me] - x, s.chances[me] - n
+    usual = shrunk(rest_x, rest_n, population, t.prior_weight)
+    ways = {w: pair.ways[w][i] for w in WAYS if w in pair.ways and pair.ways[w][i]}
+    return _Conceding(x, n, rest_n, usual, binom_sf(x, n, usual), ways)
+
+
 def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
-    """A player who drops far more often in deals with one partner than in their other deals
-    (or than the population, for a player seen little without that partner)."""
-    population = _typical({p: [s.drops[p], n] for p, n in s.deals.items()}, 10)
+    """A player who concedes far more often with one partner in the deal than in their other
+    games (or than the population, for a player seen little without that partner), by any way:
+    a drop, a wrong show, letting the clock run out, leaving, refusing a split."""
+    population = _population_conceding(s)
     out = []
     for key, pair in s.pairs.items():
-        if pair.deals == 0:
+        if pair.chances == [0, 0]:
             continue
         a, b = key.split("|")
         best: Finding | None = None
         for i, (me, other) in enumerate(((a, b), (b, a))):
-            x, n = pair.drops[i], pair.deals
-            rest_x, rest_n = s.drops[me] - x, s.deals[me] - n
-            usual = shrunk(rest_x, rest_n, population, t.prior_weight)
-            p = binom_sf(x, n, usual)
-            rate = x / n
-            flagged = (
-                len(pair.games) >= t.min_games
-                and n >= t.soft_min_deals
-                and rate >= usual + t.soft_min_excess
-                and p <= t.alpha
-            )
+            c = _conceding(s, pair, i, me, population, t)
+            flagged = len(pair.games) >= t.min_games and c.beyond(t, t.alpha)
             f = Finding(
                 SOFT_PLAY,
                 (me, other),
                 {
                     "games": len(pair.games),
-                    "deals_together": n,
-                    "drops_together": x,
-                    "rate_together": round(rate, 3),
-                    "usual_rate": round(usual, 3),
-                    "deals_apart": rest_n,
+                    "deals_together": pair.deals,
+                    "chances_together": c.chances,
+                    "conceded_together": c.conceded,
+                    "ways_together": c.ways,
+                    "rate_together": round(c.rate, 3),
+                    "usual_rate": round(c.usual, 3),
+                    "chances_apart": c.chances_apart,
                     "population_rate": round(population, 3),
-                    "p_value": p,
+                    "p_value": c.p,
                 },
                 pair.games[:GAMES_LISTED],
                 flagged,
-                _strength(p),
+                _strength(c.p),
             )
             if best is None or (f.flagged, f.score) > (best.flagged, best.score):
                 best = f

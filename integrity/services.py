@@ -26,7 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from integrity import detect, links
-from integrity.digest import digest
+from integrity.digest import VERSION, digest
 from integrity.models import (
     FIRST_GAMES_LISTED,
     LATEST_GAMES_LISTED,
@@ -45,6 +45,10 @@ logger = logging.getLogger(__name__)
 
 #: How many rows each signal page keeps beyond the flagged ones (the strongest first).
 ROWS_KEPT = 500
+#: How many games of the window one scan digests again when the digest's counts changed
+#: (``integrity.digest.VERSION``), the latest first; the rest wait for the next runs, read
+#: meanwhile as their old digest counted them.
+REDIGEST_PER_RUN = 20_000
 #: Address and device rows: at most this many accounts of one address are paired (carrier NAT).
 SHARED_MAX_ACCOUNTS = 30
 
@@ -123,6 +127,25 @@ def digest_new_games(*, batch: int = 500) -> int:
         done += len(rows)
 
 
+def redigest_stale_games(*, since: datetime, limit: int = REDIGEST_PER_RUN, batch: int = 500) -> int:
+    """Digest again the window's games whose digest an older ``VERSION`` made, the latest first, so
+    the signals read what the digest counts now (a new way of conceding, say); returns how many."""
+    done = 0
+    while done < limit:
+        rows = list(
+            GameDigest.objects.filter(finished_at__gte=since, data__isnull=False, data__v__lt=VERSION)
+            .select_related("game__table__settings")
+            .order_by("-finished_at", "-pk")[: min(batch, limit - done)]
+        )
+        if not rows:
+            break
+        for row in rows:
+            row.data = digest_game(row.game)
+        GameDigest.objects.bulk_update(rows, ["data"])
+        done += len(rows)
+    return done
+
+
 # ---------------------------------------------------------------------------
 # shared addresses and devices
 # ---------------------------------------------------------------------------
@@ -176,16 +199,34 @@ def shared_rows(played: dict[tuple[int, int], list[int]], now: datetime) -> list
 # ---------------------------------------------------------------------------
 # the scan
 # ---------------------------------------------------------------------------
+#: How a summary names each way of conceding (``integrity.digest.WAYS``).
+WAY_WORDS = {
+    "drop": "drops",
+    "wrong_show": "wrong shows",
+    "timeout": "timeouts",
+    "left": "leaving",
+    "split_refused": "refused splits",
+}
+
+
+def _ways(ways: dict[str, int] | None) -> str:
+    if not ways:
+        return ""
+    return " (" + ", ".join(f"{WAY_WORDS.get(w, w)} {n}" for w, n in ways.items()) + ")"
+
+
 def _summary(signal: str, f: dict[str, Any]) -> str:
     if signal == detect.CHIP_DUMPING:
         return (
             f"{f['net_fees']} entry fees moved one way over {f['paid_games']} games; the gainer finished "
-            f"ahead {f['gainer_ahead']} times, the loser {f['loser_ahead']} (expected share {f['expected_share']})"
+            f"ahead {f['gainer_ahead']} times, the loser {f['loser_ahead']} (expected share {f['expected_share']}); "
+            f"the loser conceded {f.get('loser_conceded', 0)} of {f.get('loser_chances', 0)} chances "
+            f"together{_ways(f.get('loser_ways'))}"
         )
     if signal == detect.SOFT_PLAY:
         return (
-            f"dropped {f['drops_together']} of {f['deals_together']} deals together "
-            f"({f['rate_together']:.0%}) against {f['usual_rate']:.0%} usually"
+            f"conceded {f['conceded_together']} of {f['chances_together']} deals and offers together "
+            f"({f['rate_together']:.0%}){_ways(f.get('ways_together'))} against {f['usual_rate']:.0%} usually"
         )
     if signal == detect.FEEDING:
         return (
@@ -428,7 +469,7 @@ def scan(*, now: datetime | None = None) -> ScanRun:
     ones: both count as raised), keep the undecided flags true, link dumpers."""
     now = now or timezone.now()
     run = ScanRun.objects.create(started_at=now)
-    run.games_digested = digest_new_games()
+    run.games_digested = digest_new_games() + redigest_stale_games(since=now - timedelta(days=window_days()))
     window = GameDigest.objects.filter(
         finished_at__gte=now - timedelta(days=window_days()), data__isnull=False
     )
