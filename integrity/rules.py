@@ -21,18 +21,24 @@ def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[
             f"For each pair that played together in the last {window_days} days: the chips that moved "
             f"between them (each loser's loss in a game shared among its winners by what they won) and how "
             f"often each finished ahead of the other. Flagged when they played at least {t.dump_min_games} "
-            f"paid games together, at least {t.dump_min_fees:g} entry fees moved one way, and the loser "
-            f"finished behind the gainer so often that players of their strength (their results against "
-            f"everyone else, apart from each other) would do it with odds of at most {t.dump_alpha:g}. "
+            f"paid games together, at least {t.dump_min_fees:g} entry fees moved one way, and either the "
+            f"loser finished behind the gainer so often that players of their strength (their results "
+            f"against everyone else, apart from each other) would do it with odds of at most "
+            f"{t.dump_alpha:g}, or the loser conceded with the gainer in the deal (every way, as soft play "
+            f"counts it) in at least {t.soft_min_deals} chances, at a rate at least "
+            f"{t.soft_min_excess:.0%} above their own rate apart, with odds of at most {t.dump_alpha:g}. "
             f"A flagged pair is also linked, so it cannot meet again until staff clear it.",
         ),
         "soft_play": (
-            "Soft play (drops against a partner)",
-            f"For each pair: how often each dropped in the deals they were both dealt in, against that "
-            f"player's drop rate in their other deals (pulled toward the population's rate when they have "
-            f"few). Flagged when they played at least {t.min_games} games and {t.soft_min_deals} deals "
-            f"together, the rate together is at least {t.soft_min_excess:.0%} higher, and the odds of "
-            f"that many drops at the usual rate are at most {t.alpha:g}.",
+            "Soft play (conceding against a partner)",
+            f"For each pair: how often each conceded while the other was in the deal or the game, every "
+            f"way of losing on purpose counted (a drop, a wrong show, the clock: missed turns or a show "
+            f"not made in time, leaving, a refused split), out of their chances to (deals, split offers), "
+            f"against that player's rate in their other games (pulled toward the population's rate when "
+            f"they have few). Flagged when they played at least {t.min_games} games and "
+            f"{t.soft_min_deals} chances together, the rate together is at least "
+            f"{t.soft_min_excess:.0%} higher, and the odds of that many at the usual rate are at most "
+            f"{t.alpha:g}.",
         ),
         "feeding": (
             "Feeding (the partner takes the very card discarded)",

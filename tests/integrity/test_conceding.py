@@ -209,9 +209,9 @@ def test_a_scan_digests_again_the_games_an_older_digest_counted(monkeypatch):
     table = Table.objects.create(settings=kind, name="Old digests")
     asha, ravi = player("asha"), player("ravi")
     with notify.suppressed():
-        _play(table, [(asha, _clock_folder), (ravi, _honest)], clock, random.Random(1))
+        game_id = _play(table, [(asha, _clock_folder), (ravi, _honest)], clock, random.Random(1))
         assert scan_services.scan().games_digested == 1
-        row = GameDigest.objects.get()
+        row = GameDigest.objects.get(game_id=game_id)
         fresh = row.data
         old = {k: v for k, v in fresh.items() if k not in ("conceded", "chances")}
         old["v"] = 1
@@ -221,6 +221,6 @@ def test_a_scan_digests_again_the_games_an_older_digest_counted(monkeypatch):
         }
         GameDigest.objects.filter(pk=row.pk).update(data=old)
         assert scan_services.scan().games_digested == 1
-    assert GameDigest.objects.get().data == fresh
+    assert GameDigest.objects.get(game_id=game_id).data == fresh
     assert fresh["conceded"][str(asha.pk)]["timeout"] >= 1
     assert scan_services.scan().games_digested == 0  # once
