@@ -194,7 +194,7 @@ def test_a_timeout_folder_is_flagged_for_soft_play_and_chip_dumping(scanned):
 def test_honest_players_who_time_out_and_show_wrong_with_everyone_are_not_flagged(scanned):
     ways = _row(scanned, "soft_play", "careless", "friend").figures
     assert ways["conceded_together"] > 0  # they did concede, by accident
-    for signal in ("chip_dumping", "soft_play", "feeding"):
+    for signal in ("chip_dumping", "soft_play"):  # the signals that read conceding
         assert not _flagged(scanned, signal, "careless", "friend")
 
 
