@@ -411,10 +411,7 @@ def for_spectators(message: dict[str, Any]) -> dict[str, Any]:
     who verify the shuffle with it (docs/fairness.md). ``message`` itself is returned when
     nothing in it is for the seats only.
     """
-    hidden = SEATS_ONLY_FIELDS.get(message.get("type", ""))
-    if not hidden or hidden.isdisjoint(message):
-        return message
-    return {k: v for k, v in message.items() if k not in hidden}
+    return _without(message, SEATS_ONLY_FIELDS.get(message.get("type", ""), frozenset()))
 
 
 def events_for_spectators(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -427,10 +424,12 @@ def events_for_spectators(messages: list[dict[str, Any]]) -> list[dict[str, Any]
 def result_for_spectators(result: dict[str, Any] | None) -> dict[str, Any] | None:
     """A deal's result sheet (``DealState.public_result``, the ``deal_over`` event's fields) as a
     spectator sees it: without the server seed (``for_spectators``)."""
-    if result is None:
-        return None
-    hidden = SEATS_ONLY_FIELDS[DealOver.type]
-    return result if hidden.isdisjoint(result) else {k: v for k, v in result.items() if k not in hidden}
+    return None if result is None else _without(result, SEATS_ONLY_FIELDS[DealOver.type])
+
+
+def _without(data: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
+    """``data`` less the ``hidden`` keys; ``data`` itself when it holds none of them."""
+    return data if hidden.isdisjoint(data) else {k: v for k, v in data.items() if k not in hidden}
 
 
 def fields_of(cls: type[Event]) -> list[str]:

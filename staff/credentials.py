@@ -5,28 +5,20 @@ change of an address (a player's, or a superuser's change of any account) goes t
 ``accounts.emailchange.hold``, whatever admin page, form or code path saves it: the old address
 is told, with a link to object, and no password reset goes to the account for
 ``EMAIL_CHANGE_RESET_HOLD_HOURS``. django-auditlog records the change itself (the address before
-and after); an objection that reverts it is recorded here.
+and after); an objection that reverts it is recorded here. The address as it was stored is
+read by ``staff.authority``'s guard, which loads the stored row before every staff save anyway.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.signals import post_save, pre_save
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from accounts import emailchange
 from accounts.models import EmailChange, User
 from staff import audit
-
-
-@receiver(pre_save, sender=User)
-def note_stored_address(sender: Any, instance: User, raw: bool = False, **kwargs: Any) -> None:
-    """The address as stored, while a staff member saves an existing account."""
-    stored = None
-    if not raw and instance.pk and audit.current() is not None:
-        stored = User.objects.filter(pk=instance.pk).values_list("email", flat=True).first()
-    instance._stored_email = stored  # type: ignore[attr-defined]
 
 
 @receiver(post_save, sender=User)

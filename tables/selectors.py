@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from accounts.models import User
-from game_engine.events import events_for_spectators
+from game_engine.events import SEATS_ONLY_FIELDS, DealOver, events_for_spectators
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
@@ -160,9 +160,10 @@ def finished_deals_for(*, user: User) -> QuerySet[Deal]:
     )
 
 
-#: What a finished deal stores that opens every hand: the server seed (with the client seeds it
-#: rebuilds the whole deck, docs/fairness.md) and each player's last arrangement of their hand.
-HAND_KEYS = ("server_seed", "arrangements")
+#: What a finished deal stores that opens every hand: what the engine gives the seats alone (the
+#: server seed: with the client seeds it rebuilds the whole deck, docs/fairness.md) and each
+#: player's last arrangement of their hand, which the site keeps on the deal's result.
+HAND_KEYS = SEATS_ONLY_FIELDS[DealOver.type] | {"arrangements"}
 
 
 def deal_detail(*, deal: Deal, face_up: bool = True) -> dict[str, Any]:
