@@ -203,26 +203,38 @@ def test_a_link_that_raced_a_join_is_caught_when_the_countdown_ends(table, clock
     assert event_types(game)[-1] == "seat_left"
 
 
-def test_a_rejoin_beside_a_linked_account_is_refused(investigator):
+@pytest.mark.django_db(transaction=True)
+async def test_a_rejoin_beside_a_linked_account_is_refused(investigator):
+    """The rejoin button on the eliminated player's table page sends the action over their socket:
+    refused in words that name nobody, no fee taken, the game unchanged."""
     from tests.tables.test_money_follows_events import _game_in_rejoin_window
 
-    game, (rejoiner, still_in, _) = _game_in_rejoin_window()
-    answer = staff_link(investigator, rejoiner, still_in, reason="one person, two accounts: ID checked")
+    game, (rejoiner, still_in, _) = await sync_to_async(_game_in_rejoin_window)()
+    answer = await sync_to_async(staff_link)(
+        investigator, rejoiner, still_in, reason="one person, two accounts: ID checked"
+    )
     assert answer.status_code == 302
-    before = wallet_balance(user=rejoiner)
-    version = PoolGame.objects.get(pk=game.pk).version
+    before = await sync_to_async(wallet_balance)(user=rejoiner)
+    version = (await PoolGame.objects.aget(pk=game.pk)).version
 
-    answer = services.game_act(game_id=game.pk, user=rejoiner, request_id="r1", action={"type": "rejoin"})
+    page = await open_table(rejoiner, game.table_id)
+    try:
+        snapshot = await until(page, of_type("snapshot"))
+        assert snapshot["view"]["rejoin_offer"]["seats"] == [0]
+        await page.send_json_to({"type": "action", "request_id": "r1", "action": {"type": "rejoin"}})
+        result = await until(page, of_type("result", request_id="r1"))
+    finally:
+        await page.disconnect()
 
-    assert answer["ok"] is False
-    assert answer["error"]["code"] == "linked_account_at_table"
-    assert answer["error"]["message"] == REFUSAL and still_in.username not in answer["error"]["message"]
-    assert wallet_balance(user=rejoiner) == before, "no fee taken"
-    game.refresh_from_db()
+    assert result["ok"] is False
+    assert result["error"]["code"] == "linked_account_at_table"
+    assert result["error"]["message"] == REFUSAL and still_in.username not in result["error"]["message"]
+    assert await sync_to_async(wallet_balance)(user=rejoiner) == before, "no fee taken"
+    game = await PoolGame.objects.aget(pk=game.pk)
     assert game.version == version
     me = next(p for p in game.state["players"] if p["id"] == str(rejoiner.pk))
     assert me["eliminated"]
-    assert Flag.objects.filter(signal="linked_game", games=[game.pk]).exists()
+    assert await Flag.objects.filter(signal="linked_game", games=[game.pk]).aexists()
 
 
 @pytest.mark.django_db(transaction=True)
