@@ -3,7 +3,9 @@
 axe-core comes from npm (package.json pins it; ``scripts/test`` runs ``npm ci`` when
 node_modules is missing or older than the lock) and runs inside Debian's Chromium on
 the landing, sign-up, lobby, table (mid-deal, and between deals with the result sheet
-up), wallet, history, game, replay and rules pages, at 1366×768 and 375×740. The
+up), wallet, history, game, replay and rules pages, the lobby and wallet of a player whose
+address waits for confirmation (its banner), the confirmation link's page and the page that
+objects to a staff change of an address, at 1366×768 and 375×740. The
 context bypasses the Content-Security-Policy only so that the test may inject axe's
 script; the policy itself is tested in test_site_pages.py.
 """
@@ -14,6 +16,9 @@ from typing import Any
 
 import pytest
 
+from accounts import emailchange
+from accounts.models import User
+from accounts.services import confirmation_token
 from tables import services
 from tables.models import Deal, PoolGame
 from tests.e2e.conftest import ARTIFACTS, ROOT
@@ -45,7 +50,7 @@ async (tags) => {
 
 
 @pytest.fixture
-def a11y_rows(transactional_db: None) -> dict[str, int]:
+def a11y_rows(transactional_db: None) -> dict[str, Any]:
     """Made before the browser starts: a deal over (its game between deals), and a deal running."""
     table = make_table(seats=2, seed=11, pause_seconds=600, declare_seconds=600)
     asha, ravi = make_player("asha"), make_player("ravi")
@@ -70,7 +75,25 @@ def a11y_rows(transactional_db: None) -> dict[str, int]:
     meera, tara = make_player("meera"), make_player("tara")
     services.table_join(table_id=running.pk, user=meera)
     services.table_join(table_id=running.pk, user=tara)
-    return {"deal": deal.pk, "game": game.pk, "table": table.pk, "running": running.pk}
+
+    # a new player whose address is not confirmed yet (the banner on the lobby and the wallet, then
+    # the page of the mailed link), and a player whose address staff changed (the objection page)
+    nina = make_player("nina", chips=0)
+    nina.email = "nina@example.com"
+    nina.save(update_fields=["email"])
+    omar = make_player("omar", chips=0)
+    omar.email = "omar@elsewhere.example"
+    omar.save(update_fields=["email"])
+    staff = User.objects.create_user("helpdesk", password="x-staff-2026", is_staff=True)
+    change = emailchange.hold(user=omar, old_email="omar@example.com", new_email=omar.email, changed_by=staff)
+    return {
+        "deal": deal.pk,
+        "game": game.pk,
+        "table": table.pk,
+        "running": running.pk,
+        "confirm": f"/accounts/confirm/{confirmation_token(nina)}/",
+        "object": f"/accounts/email/keep/{emailchange.objection_token(change)}/",
+    }
 
 
 def _violations(page: Any, url: str, shot: str) -> list[str]:
@@ -86,7 +109,7 @@ def _violations(page: Any, url: str, shot: str) -> list[str]:
 
 @pytest.mark.parametrize("device", list(DEVICES))
 def test_no_wcag22_aa_violation_on_any_page(
-    a11y_rows: dict[str, int], live_server_url: str, browser: Any, device: str
+    a11y_rows: dict[str, Any], live_server_url: str, browser: Any, device: str
 ) -> None:
     assert AXE.exists(), f"{AXE} is missing: npm ci (scripts/test runs it)"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -98,8 +121,6 @@ def test_no_wcag22_aa_violation_on_any_page(
     for path, name in (("/", "landing"), ("/accounts/signup/", "signup")):
         found[name] = _violations(page, base + path, f"{device}-{name}")
     visitor.close()
-
-    from accounts.models import User
 
     for username, pages in (
         (
@@ -115,6 +136,15 @@ def test_no_wcag22_aa_violation_on_any_page(
             },
         ),
         ("meera", {"table mid-deal": f"/tables/{a11y_rows['running']}/"}),
+        (
+            "nina",  # in this order: the link confirms the address, and the banner goes
+            {
+                "lobby, address unconfirmed": "/",
+                "wallet, address unconfirmed": "/wallet/",
+                "address confirmed": a11y_rows["confirm"],
+            },
+        ),
+        ("omar", {"e-mail change objection": a11y_rows["object"]}),
     ):
         context = browser.new_context(**DEVICES[device], bypass_csp=True)
         name, value = session_cookie(User.objects.get(username=username)).split("=", 1)
