@@ -21,14 +21,19 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from integrity import chipflow
 from integrity.digest import WAYS
-from integrity.stats import binom_sf, log5, shrunk
+from integrity.rates import RateModel
+from integrity.stats import binom_sf, log5, normal_sf, shrunk
 
 CHIP_DUMPING = "chip_dumping"
 SOFT_PLAY = "soft_play"
 FEEDING = "feeding"
 WIN_RATE = "win_rate"
+CHIP_RING = "chip_ring"
 PAIR_SIGNALS = (CHIP_DUMPING, SOFT_PLAY, FEEDING)
+#: the signals that name two or more players together (a ring names its gainer first)
+GROUP_SIGNALS = (*PAIR_SIGNALS, CHIP_RING)
 
 #: How many games a finding lists (the first ones the page links to).
 GAMES_LISTED = 50
@@ -43,18 +48,22 @@ class Thresholds:
     alpha: float = 1e-5
     #: chip dumping is tested only on the few pairs the chips gate lets through, hence its own
     dump_alpha: float = 1e-3
+    #: a ring of accounts losing to one gainer, or a chain (integrity.chipflow), tested over every
+    #: gainer with two or more suspected sources
+    ring_alpha: float = 1e-5
     #: every pair signal: games together (one game's streak is not a pattern)
     min_games: int = 3
     #: chip dumping: games with a fee together, net chips moved one way (in entry fees)
     dump_min_games: int = 8
     dump_min_fees: float = 4.0
-    #: soft play: deals together; the drop rate in them at least this much above the usual rate
+    #: soft play: chances to concede together; an optional floor on the excess over the usual rate
+    #: (0: none; the test's odds already grow with the evidence, ``integrity.rates``)
     soft_min_deals: int = 20
-    soft_min_excess: float = 0.15
-    #: feeding: chances (the partner drew right after the player's discard); the take rate at
-    #: least this much above the taker's usual rate
+    soft_min_excess: float = 0.0
+    #: feeding: chances (the partner drew right after the player's discard); an optional floor on
+    #: the excess of the take rate over the taker's usual rate (0: none)
     feed_min_chances: int = 15
-    feed_min_excess: float = 0.15
+    feed_min_excess: float = 0.0
     #: win rate: games played; wins at least this many times what the seats give
     win_min_games: int = 30
     win_min_ratio: float = 1.6
@@ -126,6 +135,9 @@ class Digests:
         self.won: dict[str, float] = defaultdict(float)
         self.expected: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # mean, variance
         self.games: dict[str, list[Any]] = defaultdict(list)
+        #: per player, for how much per-game counts spread (``RateModel.fit``): the sum over games
+        #: of count squared over chances, and the games with a chance, for conceding and for takes
+        self.spread: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0.0, 0])
         for ref, d in games:
             self._add(ref, d)
 
@@ -144,14 +156,21 @@ class Digests:
             self.deals[p] += d["deals"].get(p, 0)
             self.drops[p] += d["drops"].get(p, 0)
             if old:
-                self.conceded[p] += d["drops"].get(p, 0)
-                self.chances[p] += d["deals"].get(p, 0)
+                x, n = d["drops"].get(p, 0), d["deals"].get(p, 0)
             else:
-                self.conceded[p] += sum(d["conceded"].get(p, {}).values())
-                self.chances[p] += d["chances"].get(p, 0)
+                x, n = sum(d["conceded"].get(p, {}).values()), d["chances"].get(p, 0)
+            self.conceded[p] += x
+            self.chances[p] += n
             t = d["takes"].get(p, [0, 0])
             self.takes[p][0] += t[0]
             self.takes[p][1] += t[1]
+            spread = self.spread[p]
+            if n:
+                spread[0] += x * x / n
+                spread[1] += 1
+            if t[1]:
+                spread[2] += t[0] * t[0] / t[1]
+                spread[3] += 1
             self.won[p] += d["won"].get(p, 0.0)
             self.expected[p][0] += 1 / seats
             self.expected[p][1] += (1 / seats) * (1 - 1 / seats)
@@ -196,22 +215,11 @@ class Digests:
                 pair.cmp[3] += behind[b]
 
 
-def _typical(rates: dict[str, list[int]], at_least: int) -> float:
-    """The median player's rate (of those seen ``at_least`` times): the population's usual rate,
-    which a few colluders dropping or taking all the time do not move (a pooled rate they would)."""
-    values = sorted(x / n for x, n in rates.values() if n >= at_least)
-    if not values:
-        pooled = [sum(x for x, _ in rates.values()), sum(n for _, n in rates.values())]
-        return pooled[0] / pooled[1] if pooled[1] else 0.0
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
-
-
 def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
     """A pair where chips flow one way, and either the loser finishes behind the gainer far more
     often than the two players' results against everyone else, away from each other, would give,
     or the loser concedes (by any way) far more often with the gainer in the deal than apart."""
-    population = _population_conceding(s)
+    model = conceding_model(s)
     out = []
     for key, pair in s.pairs.items():
         if pair.paid == 0:
@@ -233,7 +241,7 @@ def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
         expected = log5(r_gainer, r_loser)
         n = won + lost
         p = binom_sf(won, n, expected)
-        conceding = _conceding(s, pair, li, loser, population, t)
+        conceding = _conceding(s, pair, li, loser, model)
         moved = pair.paid >= t.dump_min_games and fees >= t.dump_min_fees
         flagged = moved and (p <= t.dump_alpha or conceding.beyond(t, t.dump_alpha))
         out.append(
@@ -279,7 +287,7 @@ class _Conceding:
         return self.conceded / self.chances if self.chances else 0.0
 
     def beyond(self, t: Thresholds, alpha: float) -> bool:
-        """Whether this conceding passes soft play's size and excess gates at odds of ``alpha``."""
+        """Whether this conceding passes soft play's size gate (and any excess floor) at odds of ``alpha``."""
         return (
             self.chances >= t.soft_min_deals
             and self.rate >= self.usual + t.soft_min_excess
@@ -287,26 +295,32 @@ class _Conceding:
         )
 
 
-def _population_conceding(s: Digests) -> float:
-    return _typical({p: [s.conceded[p], n] for p, n in s.chances.items()}, 10)
+def conceding_model(s: Digests) -> RateModel:
+    """How conceding varies in this window (``integrity.rates``)."""
+    return RateModel.fit({p: (s.conceded[p], n) for p, n in s.chances.items()}, s.spread, squares=0, games=1)
 
 
-def _conceding(s: Digests, pair: _Pair, i: int, me: str, population: float, t: Thresholds) -> _Conceding:
+def taking_model(s: Digests) -> RateModel:
+    """How taking another's discard varies in this window."""
+    return RateModel.fit(s.takes, s.spread, squares=2, games=3)
+
+
+def _conceding(s: Digests, pair: _Pair, i: int, me: str, model: RateModel) -> _Conceding:
     """How often ``me`` (the pair's member ``i``) conceded with the partner in the deal or game, by
-    any way (a drop, a wrong show, the clock, leaving, a refused split), against their own rate in
-    their other games (pulled toward the population's for a player seen little apart)."""
+    any way (a drop, a wrong show, the clock, leaving, a refused split), against their own record
+    in their other games (``RateModel.judge``)."""
     x, n = pair.conceded[i], pair.chances[i]
     rest_x, rest_n = s.conceded[me] - x, s.chances[me] - n
-    usual = shrunk(rest_x, rest_n, population, t.prior_weight)
+    judged = model.judge(x, n, rest_x, rest_n)
     ways = {w: pair.ways[w][i] for w in WAYS if w in pair.ways and pair.ways[w][i]}
-    return _Conceding(x, n, rest_n, usual, binom_sf(x, n, usual), ways)
+    return _Conceding(x, n, rest_n, judged.usual, judged.p, ways)
 
 
 def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
     """A player who concedes far more often with one partner in the deal than in their other
     games (or than the population, for a player seen little without that partner), by any way:
     a drop, a wrong show, letting the clock run out, leaving, refusing a split."""
-    population = _population_conceding(s)
+    model = conceding_model(s)
     out = []
     for key, pair in s.pairs.items():
         if pair.chances == [0, 0]:
@@ -314,7 +328,7 @@ def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
         a, b = key.split("|")
         best: Finding | None = None
         for i, (me, other) in enumerate(((a, b), (b, a))):
-            c = _conceding(s, pair, i, me, population, t)
+            c = _conceding(s, pair, i, me, model)
             flagged = len(pair.games) >= t.min_games and c.beyond(t, t.alpha)
             f = Finding(
                 SOFT_PLAY,
@@ -328,7 +342,7 @@ def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
                     "rate_together": round(c.rate, 3),
                     "usual_rate": round(c.usual, 3),
                     "chances_apart": c.chances_apart,
-                    "population_rate": round(population, 3),
+                    "population_rate": round(model.typical, 3),
                     "p_value": c.p,
                 },
                 pair.games[:GAMES_LISTED],
@@ -345,7 +359,7 @@ def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
 def feeding(s: Digests, t: Thresholds) -> list[Finding]:
     """A player whose discards one partner takes from the open pile far more often than that
     partner takes anyone else's discards (or than the population does)."""
-    population = _typical(dict(s.takes), 10)
+    model = taking_model(s)
     out = []
     for key, pair in s.pairs.items():
         a, b = key.split("|")
@@ -356,9 +370,8 @@ def feeding(s: Digests, t: Thresholds) -> list[Finding]:
         ):
             if n == 0:
                 continue
-            rest_k, rest_n = s.takes[taker][0] - k, s.takes[taker][1] - n
-            usual = shrunk(rest_k, rest_n, population, t.prior_weight)
-            p = binom_sf(k, n, usual)
+            judged = model.judge(k, n, s.takes[taker][0] - k, s.takes[taker][1] - n)
+            usual, p = judged.usual, judged.p
             rate = k / n
             flagged = (
                 len(pair.games) >= t.min_games
@@ -375,7 +388,7 @@ def feeding(s: Digests, t: Thresholds) -> list[Finding]:
                     "taken": k,
                     "rate": round(rate, 3),
                     "taker_usual_rate": round(usual, 3),
-                    "population_rate": round(population, 3),
+                    "population_rate": round(model.typical, 3),
                     "p_value": p,
                 },
                 pair.games[:GAMES_LISTED],
@@ -389,10 +402,6 @@ def feeding(s: Digests, t: Thresholds) -> list[Finding]:
     return out
 
 
-def _normal_sf(z: float) -> float:
-    return 0.5 * math.erfc(z / math.sqrt(2))
-
-
 def win_rate(s: Digests, t: Thresholds) -> list[Finding]:
     """A player who wins far more games than their seats give (1 in n at an n-player table)."""
     out = []
@@ -400,7 +409,7 @@ def win_rate(s: Digests, t: Thresholds) -> list[Finding]:
         won = s.won[player]
         mean, var = s.expected[player]
         z = (won - mean) / math.sqrt(var) if var > 0 else 0.0
-        p = _normal_sf(z)
+        p = normal_sf(z)
         ratio = won / mean if mean else 0.0
         flagged = len(games) >= t.win_min_games and ratio >= t.win_min_ratio and p <= t.alpha
         out.append(
@@ -423,7 +432,29 @@ def win_rate(s: Digests, t: Thresholds) -> list[Finding]:
     return out
 
 
-SIGNALS = {CHIP_DUMPING: chip_dumping, SOFT_PLAY: soft_play, FEEDING: feeding, WIN_RATE: win_rate}
+def chip_ring(s: Digests, t: Thresholds) -> list[Finding]:
+    """Accounts losing chips to one gainer, tested as a ring, and chains that pass chips on
+    (``integrity.chipflow``); one finding per hub (the gainer, or a chain's middle), the strongest."""
+    model = conceding_model(s)
+    best: dict[str, Finding] = {}
+    for users, figures, games, flagged, p in [
+        *chipflow.rings(s, t, model, GAMES_LISTED),
+        *chipflow.chains(s, t, model, GAMES_LISTED),
+    ]:
+        f = Finding(CHIP_RING, users, figures, games, flagged, _strength(p))
+        old = best.get(users[0])
+        if old is None or (f.flagged, f.score) > (old.flagged, old.score):
+            best[users[0]] = f
+    return list(best.values())
+
+
+SIGNALS = {
+    CHIP_DUMPING: chip_dumping,
+    SOFT_PLAY: soft_play,
+    FEEDING: feeding,
+    CHIP_RING: chip_ring,
+    WIN_RATE: win_rate,
+}
 
 
 def run_all(

@@ -128,6 +128,7 @@ class SignalRow(models.Model):
         CHIP_DUMPING = "chip_dumping", "Chip dumping"
         SOFT_PLAY = "soft_play", "Soft play"
         FEEDING = "feeding", "Feeding"
+        CHIP_RING = "chip_ring", "Chip ring or chain"
         WIN_RATE = "win_rate", "High win rate"
         #: not a scan's signal: a link made while both accounts played in one running game
         LINKED_GAME = "linked_game", "Linked while in one game"

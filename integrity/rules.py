@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from integrity.detect import Thresholds
 
+#: How soft play and feeding weigh a count (``integrity.rates``), for the rule texts.
+JUDGED = (
+    "The odds are a beta-binomial tail: the player's usual rate is read from their record apart, "
+    "as uncertain as that record is short (a player with little record apart is judged by how much "
+    "players differ, measured at each scan), and a game's chances are weighed as the spread of "
+    "per-game counts shows they are worth (they are not independent). No fixed excess is asked: "
+    "a small steady excess is found once there are enough games, and a few games of a fluke are not."
+)
+
+
+def _floor(excess: float) -> str:
+    return f", and the rate together is at least {excess:.0%} above the usual" if excess > 0 else ""
+
 
 def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[str, tuple[str, str]]:
     """``{signal: (title, rule)}``, read from the thresholds the scan uses."""
@@ -24,9 +37,9 @@ def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[
             f"paid games together, at least {t.dump_min_fees:g} entry fees moved one way, and either the "
             f"loser finished behind the gainer so often that players of their strength (their results "
             f"against everyone else, apart from each other) would do it with odds of at most "
-            f"{t.dump_alpha:g}, or the loser conceded with the gainer in the deal (every way, as soft play "
-            f"counts it) in at least {t.soft_min_deals} chances, at a rate at least "
-            f"{t.soft_min_excess:.0%} above their own rate apart, with odds of at most {t.dump_alpha:g}. "
+            f"{t.dump_alpha:g}, or the loser conceded with the gainer in the deal (every way, judged as "
+            f"soft play judges it) in at least {t.soft_min_deals} chances with odds of at most "
+            f"{t.dump_alpha:g}{_floor(t.soft_min_excess)}. "
             f"A flagged pair is also linked, so it cannot meet again until staff clear it.",
         ),
         "soft_play": (
@@ -34,19 +47,28 @@ def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[
             f"For each pair: how often each conceded while the other was in the deal or the game, every "
             f"way of losing on purpose counted (a drop, a wrong show, the clock: missed turns or a show "
             f"not made in time, leaving, a refused split), out of their chances to (deals, split offers), "
-            f"against that player's rate in their other games (pulled toward the population's rate when "
-            f"they have few). Flagged when they played at least {t.min_games} games and "
-            f"{t.soft_min_deals} chances together, the rate together is at least "
-            f"{t.soft_min_excess:.0%} higher, and the odds of that many at the usual rate are at most "
-            f"{t.alpha:g}.",
+            f"against that player's own rate in their other games. {JUDGED} Flagged when they played at "
+            f"least {t.min_games} games and {t.soft_min_deals} chances together and the odds are at most "
+            f"{t.alpha:g}{_floor(t.soft_min_excess)}.",
         ),
         "feeding": (
             "Feeding (the partner takes the very card discarded)",
             f"For each pair: how often a player took from the open pile the very card the other had just "
-            f"discarded, against how often that player takes anyone else's discard (pulled toward the "
-            f"population's rate). Flagged when they played at least {t.min_games} games together with at "
-            f"least {t.feed_min_chances} chances, the rate is at least {t.feed_min_excess:.0%} higher, and "
-            f"the odds are at most {t.alpha:g}.",
+            f"discarded, against how often that player takes anyone else's discard. {JUDGED} Flagged when "
+            f"they played at least {t.min_games} games together with at least {t.feed_min_chances} "
+            f"chances and the odds are at most {t.alpha:g}{_floor(t.feed_min_excess)}.",
+        ),
+        "chip_ring": (
+            "Chip rings and chains (chips flowing to one account from several)",
+            f"Chip flow read as a graph over every player. A ring: the accounts that lost chips to one "
+            f"gainer and played at least a quarter of their games with it (who sits with whom, not who "
+            f"lost, picks them); the gainer's strength is read from its games without any of them, and "
+            f"each one's excess (finishing behind the gainer, conceding with it in the deal) is summed "
+            f"over the ring, so evidence too weak in each pair adds up. A chain: an account that gains "
+            f"from one and loses to another, both edges unusual. Flagged when the ring or chain played "
+            f"at least {t.dump_min_games} paid games, at least {t.dump_min_fees:g} entry fees moved, and "
+            f"the odds are at most {t.ring_alpha:g}; its members are linked to the gainer (or to their "
+            f"neighbours in a chain), so they cannot meet again until staff clear it.",
         ),
         "win_rate": (
             "Unusually high win rates",

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.models import User
 from integrity import detect, links
 from integrity.digest import VERSION, digest
 from integrity.models import (
@@ -232,6 +233,17 @@ def _summary(signal: str, f: dict[str, Any]) -> str:
         return (
             f"the partner took {f['taken']} of {f['chances']} discards from the open pile "
             f"({f['rate']:.0%}) against {f['taker_usual_rate']:.0%} of others' discards"
+        )
+    if signal == detect.CHIP_RING:
+        names = ", ".join(f.get("member_names") or f.get("members") or [])
+        if f.get("shape") == "chain":
+            return (
+                f"chips passed on along a chain ({names}): {f['net_fees']} entry fees over "
+                f"{f['paid_games']} games, {f.get('passed_on_fees', 0)} passed on"
+            )
+        return (
+            f"{f.get('sources', 0)} accounts ({names}) lost {f['net_fees']} entry fees to this player over "
+            f"{f['paid_games']} games, {f.get('income_share', 0):.0%} of what it won from anyone"
         )
     if signal == detect.WIN_RATE:
         return f"won {f['won']} of {f['games']} games where the seats give {f['expected']} ({f['ratio']}×)"
@@ -464,6 +476,35 @@ def _rows(
     return out
 
 
+def _kept_users(signal: str, f: detect.Finding) -> tuple[int, ...]:
+    """Who a finding is kept under: a ring or chain under its hub alone (its members change as
+    the evidence does; the figures name them), every other finding under its players."""
+    if signal == detect.CHIP_RING:
+        return (int(f.users[0]),)
+    return tuple(int(u) for u in f.users)
+
+
+def _chip_links(signal: str, f: detect.Finding) -> list[tuple[int, int]]:
+    """The pairs a chip finding keeps apart: the pair; each ring member and its gainer; a chain's
+    neighbours."""
+    ids = [int(u) for u in f.users]
+    if signal == detect.CHIP_DUMPING:
+        return [(ids[0], ids[1])]
+    if f.figures.get("shape") == "chain":
+        a, b, c = (int(u) for u in f.figures["members"])
+        return [(a, b), (b, c)]
+    return [(ids[0], m) for m in ids[1:]]
+
+
+def _named_rings(findings: list[detect.Finding]) -> list[detect.Finding]:
+    """Rings and chains with their members' names beside their ids (one query), for the pages."""
+    ids = {int(u) for f in findings for u in f.figures.get("members", [])}
+    names = dict(User.objects.filter(pk__in=ids).values_list("pk", "username"))
+    for f in findings:
+        f.figures["member_names"] = [names.get(int(u), str(u)) for u in f.figures.get("members", [])]
+    return findings
+
+
 def scan(*, now: datetime | None = None) -> ScanRun:
     """Digest new games, run every signal, refresh the signal pages, raise flags (or reopen lapsed
     ones: both count as raised), keep the undecided flags true, link dumpers."""
@@ -506,12 +547,17 @@ def scan(*, now: datetime | None = None) -> ScanRun:
         seen: set[int] = set()
 
         def judge(
-            signal: str, users: tuple[int, ...], figures: dict[str, Any], score: float, flagged: bool
+            signal: str,
+            users: tuple[int, ...],
+            figures: dict[str, Any],
+            score: float,
+            flagged: bool,
+            games: list[Any] | None = None,
         ) -> int:
             flag = kept.get((signal, frozenset(users)))
             if flag is None and not flagged:
                 return 0
-            e = Evidence(users, figures, pair_games(users), score, flagged)
+            e = Evidence(users, figures, pair_games(users) if games is None else games, score, flagged)
             if flag is not None and flag.pk not in seen:
                 seen.add(flag.pk)
                 keep_flag_true(flag, e, now)
@@ -519,23 +565,24 @@ def scan(*, now: datetime | None = None) -> ScanRun:
             return int(_raise_flag(signal, e, now)) if flagged else 0
 
         for signal, findings in found.items():
+            if signal == detect.CHIP_RING:
+                findings = _named_rings(findings)
             items = [
-                (tuple(int(u) for u in f.users), f.figures, [int(g) for g in f.games], f.score, f.flagged)
+                (_kept_users(signal, f), f.figures, [int(g) for g in f.games], f.score, f.flagged)
                 for f in findings
                 if f.flagged or len(f.games) >= 2
             ]
             rows += _rows(signal, items, now)
             for f in findings:
-                users = tuple(int(u) for u in f.users)
-                flags += judge(signal, users, f.figures, f.score, f.flagged)
-                if f.flagged and signal == detect.CHIP_DUMPING:
-                    _, changed = links.link(
-                        users[0],
-                        users[1],
-                        source=AccountLink.Source.CHIPS,
-                        evidence=_summary(signal, f.figures)[:300],
-                    )
-                    made_links += changed
+                users = _kept_users(signal, f)
+                games = [int(g) for g in f.games] if signal == detect.CHIP_RING else None
+                flags += judge(signal, users, f.figures, f.score, f.flagged, games)
+                if f.flagged and signal in (detect.CHIP_DUMPING, detect.CHIP_RING):
+                    for a, b in _chip_links(signal, f):
+                        _, changed = links.link(
+                            a, b, source=AccountLink.Source.CHIPS, evidence=_summary(signal, f.figures)[:300]
+                        )
+                        made_links += changed
         items = [(r["users"], r["figures"], r["games"], r["score"], r["flagged"]) for r in shared]
         rows += _rows(SignalRow.Signal.SHARED, items, now)
         for users, figures, _gids, score, flagged in items:

@@ -1,9 +1,11 @@
-"""The two small pieces of statistics the integrity signals use (no SciPy for two formulas).
+"""The small pieces of statistics the integrity signals use (no SciPy for a few formulas).
 
 ``binom_sf``: how likely at least ``k`` successes in ``n`` tries are if each succeeds with
-probability ``p`` (the one-sided binomial test's p-value); ``log5``: the chance that a player
-whose rate of finishing ahead of an opponent is ``a`` finishes ahead of one whose rate is ``b``
-(Bill James' log5, the Bradley-Terry model from two rates against the field).
+probability ``p`` (the one-sided binomial test's p-value); ``betabinom_sf``: the same when the
+rate itself is only known as a Beta distribution (a player's rate read from a finite record);
+``log5``: the chance that a player whose rate of finishing ahead of an opponent is ``a`` finishes
+ahead of one whose rate is ``b`` (Bill James' log5, the Bradley-Terry model from two rates
+against the field); ``normal_sf``: the upper tail of the standard normal.
 """
 
 from __future__ import annotations
@@ -41,3 +43,28 @@ def shrunk(successes: float, tries: float, prior: float, weight: float) -> float
     """A rate pulled toward ``prior`` as if ``weight`` more tries had gone at that rate: a player
     with little history is judged by the population until their own record speaks."""
     return (successes + prior * weight) / (tries + weight)
+
+
+def _lbeta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def betabinom_sf(k: int, n: int, a: float, b: float) -> float:
+    """P(X >= k) for X ~ BetaBinomial(n, a, b): ``k`` or more successes in ``n`` tries at a rate
+    drawn from Beta(a, b). Wider than the binomial when the rate is uncertain, so a player whose
+    usual rate is read from few games is not judged as if it were known exactly."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    base = math.lgamma(n + 1) - _lbeta(a, b)
+    terms = [
+        base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + _lbeta(i + a, n - i + b) for i in range(k, n + 1)
+    ]
+    top = max(terms)
+    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+
+
+def normal_sf(z: float) -> float:
+    """P(Z >= z) for a standard normal Z."""
+    return 0.5 * math.erfc(z / math.sqrt(2))

@@ -37,7 +37,7 @@ def findings() -> dict[str, list[detect.Finding]]:
 
     for _ in range(12):  # chip dumping is done heads-up
         add([("dumper", "dumper", "gainer"), ("gainer", "smart", "dumper")])
-    for i in range(6):
+    for i in range(10):
         add([("soft1", "soft", "soft2"), ("soft2", "soft", "soft1"), ("h_smart", "smart", None)])
         add([(f"soft{1 + i % 2}", "soft", None), ("h_smart2", "smart", None), ("h_weak", "weak", None)])
         add(
