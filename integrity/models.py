@@ -56,7 +56,8 @@ class EmailKey(models.Model):
 class AccountLink(models.Model):
     """Two accounts that must not meet at a table (``integrity.seating``), until staff clear it.
 
-    Made by staff, or by a strong signal (a shared device, one e-mail address, chip dumping).
+    Made by staff, or by a strong signal (a shared device, one e-mail address, chip dumping, a
+    shared address with the play of one person; an address alone never links).
     ``user_a`` is the lower id. A cleared link stays as the record of the decision, and a signal
     does not link the pair again (staff may).
     """
@@ -66,6 +67,8 @@ class AccountLink(models.Model):
         DEVICE = "device", "Shared device"
         EMAIL = "email", "Same e-mail address"
         CHIPS = "chips", "Chips moved between them (chip dumping)"
+        #: a shared sign-in address and the play of one person (``integrity.multiaccount``)
+        ADDRESS = "address", "Shared address and the play of one person"
 
     user_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     user_b = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -130,6 +133,7 @@ class SignalRow(models.Model):
         FEEDING = "feeding", "Feeding"
         CHIP_RING = "chip_ring", "Chip ring or chain"
         WIN_RATE = "win_rate", "High win rate"
+        ONE_PERSON = "one_person", "Looks like one person"
         #: not a scan's signal: a link made while both accounts played in one running game
         LINKED_GAME = "linked_game", "Linked while in one game"
 

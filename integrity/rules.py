@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from integrity.detect import Thresholds
+from integrity.multiaccount import Rules
 
 #: How soft play and feeding weigh a count (``integrity.rates``), for the rule texts.
 JUDGED = (
@@ -18,8 +19,11 @@ def _floor(excess: float) -> str:
     return f", and the rate together is at least {excess:.0%} above the usual" if excess > 0 else ""
 
 
-def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[str, tuple[str, str]]:
+def rule_texts(
+    t: Thresholds, *, window_days: int, retention_days: int, m: Rules | None = None
+) -> dict[str, tuple[str, str]]:
     """``{signal: (title, rule)}``, read from the thresholds the scan uses."""
+    m = m or Rules()
     return {
         "shared": (
             "Shared address or device",
@@ -77,11 +81,31 @@ def rule_texts(t: Thresholds, *, window_days: int, retention_days: int) -> dict[
             f"at least {t.win_min_ratio:g} times that and the odds are at most {t.alpha:g}. Skill wins "
             f"too: review the games before anything else.",
         ),
+        "one_person": (
+            "Looks like one person (several accounts)",
+            f"For each pair of accounts that shares a sign-in address, or sat together at least "
+            f"{min(m.sit_min_games, m.chips_min_games)} times in the last {window_days} days, three "
+            f"measures of one person's play. Sit together: at least {m.sit_min_games} games together, "
+            f"at least {m.sit_min_share:.0%} of the rarer one's games, with odds of at most "
+            f"{m.sit_alpha:g} that seats taken at random would put them together that often. Chips one "
+            f"way: at least {m.chips_min_games} paid games together with chips between them, at least "
+            f"{m.chips_min_fees:g} entry fees net, the gainer's way in at least {m.chips_min_share:.0%} "
+            f"of them, the gainer finishing ahead with odds of at most {m.chips_alpha:g} for players of "
+            f"their results apart. Never at the same time: each has at least {m.apart_min_games} games "
+            f"without the other, and of all the times a game of one came within "
+            f"{m.close_minutes:g} minutes of a game of the other, none overlapped (by more than "
+            f"{m.overlap_grace_seconds:g} s), with odds of at most {m.apart_alpha:g} for two people "
+            f"playing when they do. A shared address with any one of them: flagged and linked (kept "
+            f"apart at tables). No shared address: flagged for review only, when they sit together "
+            f"and either move chips one way or never play at the same time. An address alone never "
+            f"links or flags here.",
+        ),
         "linked_game": (
             "Linked while playing in one game",
             "Not a scan's signal: two accounts were linked (a shared device at a log-in, one e-mail "
-            "address, chip dumping or staff) while both played in one running game. The game was not "
-            "cancelled, since the others at the table did nothing wrong; the flag names it. Replay it "
-            "and decide: cleared, warned, suspended, or chips reversed.",
+            "address, chip dumping, a shared address with the play of one person, or staff) while both "
+            "played in one running game. The game was not cancelled, since the others at the table did "
+            "nothing wrong; the flag names it. Replay it and decide: cleared, warned, suspended, or chips "
+            "reversed.",
         ),
     }

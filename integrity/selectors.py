@@ -29,6 +29,7 @@ def rules() -> dict[str, tuple[str, str]]:
         services.thresholds(),
         window_days=services.window_days(),
         retention_days=services.retention_days(),
+        m=services.multi_account_rules(),
     )
 
 

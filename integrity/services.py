@@ -4,7 +4,8 @@
 from ``manage.py integrity_scan``; never on a page load. It digests each game finished since the
 last run once (``integrity.digest``), runs the signals over the window's digests
 (``integrity.detect``) and the sign-in events, replaces the signal pages' rows, raises flags in
-the review queue and links the pairs chip dumping finds. Each run also keeps the undecided flags
+the review queue and links the pairs chip dumping finds, and those whose shared address and play
+say one person (``integrity.multiaccount``). Each run also keeps the undecided flags
 true (``keep_flags_true``): their figures follow the evidence, and one the signal no longer finds
 weakens, then lapses. The staff side (``staff.integrity``) records decisions through ``decide``
 inside its own audited transaction.
@@ -26,7 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from integrity import detect, links
+from integrity import detect, links, multiaccount
 from integrity.digest import VERSION, digest
 from integrity.models import (
     FIRST_GAMES_LISTED,
@@ -150,18 +151,35 @@ def redigest_stale_games(*, since: datetime, limit: int = REDIGEST_PER_RUN, batc
 # ---------------------------------------------------------------------------
 # shared addresses and devices
 # ---------------------------------------------------------------------------
-def shared_rows(played: dict[tuple[int, int], list[int]], now: datetime) -> list[dict[str, Any]]:
+@dataclass
+class SignIns:
+    """The sign-in events of the retention period, read once: the accounts of each device, and
+    each account's addresses."""
+
+    devices: dict[str, set[int]]
+    addresses: dict[int, set[str]]
+
+    @classmethod
+    def read(cls, now: datetime) -> SignIns:
+        since = now - timedelta(days=retention_days())
+        events = SignInEvent.objects.filter(at__gte=since).values_list("user_id", "address", "device")
+        devices: dict[str, set[int]] = defaultdict(set)
+        addresses: dict[int, set[str]] = defaultdict(set)
+        for user_id, address, device in events.iterator():
+            if device:
+                devices[device].add(user_id)
+            if address:
+                addresses[user_id].add(address)
+        return cls(devices, addresses)
+
+
+def shared_rows(
+    played: dict[tuple[int, int], list[int]], now: datetime, signins: SignIns | None = None
+) -> list[dict[str, Any]]:
     """Pairs of accounts that signed in from one device (a link), or from one address and
     played together (a weak sign alone: many people share a mobile network's address)."""
-    since = now - timedelta(days=retention_days())
-    events = SignInEvent.objects.filter(at__gte=since).values_list("user_id", "kind", "address", "device")
-    devices: dict[str, set[int]] = defaultdict(set)
-    addresses: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for user_id, kind, address, device in events.iterator():
-        if device:
-            devices[device].add(user_id)
-        if address:
-            addresses[user_id][address].add(kind)
+    signins = signins or SignIns.read(now)
+    devices, addresses = signins.devices, signins.addresses
     rows: dict[tuple[int, int], dict[str, Any]] = {}
     for users in devices.values():
         if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
@@ -171,7 +189,7 @@ def shared_rows(played: dict[tuple[int, int], list[int]], now: datetime) -> list
                 )
                 row["devices"] += 1
     for (a, b), games in played.items():
-        common = set(addresses.get(a, {})) & set(addresses.get(b, {}))
+        common = addresses.get(a, set()) & addresses.get(b, set())
         if common:
             row = rows.setdefault((a, b), {"devices": 0, "addresses": [], "games": games})
             row["addresses"] = sorted(common)[:5]
@@ -195,6 +213,70 @@ def shared_rows(played: dict[tuple[int, int], list[int]], now: datetime) -> list
             }
         )
     return out
+
+
+# ---------------------------------------------------------------------------
+# one person behind several accounts
+# ---------------------------------------------------------------------------
+def multi_account_rules() -> multiaccount.Rules:
+    return multiaccount.Rules(**getattr(settings, "INTEGRITY_MULTI_ACCOUNT_RULES", {}))
+
+
+def _key(a: int, b: int) -> tuple[str, str]:
+    x, y = str(a), str(b)
+    return (x, y) if x < y else (y, x)
+
+
+def shared_addresses(signins: SignIns, played: Iterable[tuple[int, ...]]) -> dict[tuple[str, str], list[str]]:
+    """The addresses each pair shares, for the pairs the multi-account rules judge: every pair of
+    an address with at most ``SHARED_MAX_ACCOUNTS`` accounts (they may never have met at a table),
+    and every pair that played together, however crowded its address (a carrier's)."""
+    by_address: dict[str, list[int]] = defaultdict(list)
+    for user_id, addresses in signins.addresses.items():
+        for address in addresses:
+            by_address[address].append(user_id)
+    out: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for address, users in by_address.items():
+        if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
+            for a, b in combinations(sorted(users), 2):
+                out[_key(a, b)].append(address)
+    for a, b in played:
+        common = signins.addresses.get(a, set()) & signins.addresses.get(b, set())
+        if common:
+            out[_key(a, b)] = sorted(common)
+    return out
+
+
+def multi_account_findings(
+    games: list[tuple[int, dict[str, Any]]],
+    signins: SignIns,
+    played: Iterable[tuple[int, ...]],
+    since: datetime,
+) -> list[multiaccount.Finding]:
+    """The multi-account rules over the window's games (with when each was played) and the
+    addresses the accounts signed in from."""
+    times = {
+        gid: (start or end, end)
+        for gid, start, end in GameDigest.objects.filter(finished_at__gte=since, data__isnull=False)
+        .values_list("game_id", "game__started_at", "finished_at")
+        .iterator()
+    }
+    rows = []
+    for gid, data in games:
+        if gid not in times or not data.get("players"):
+            continue
+        start, end = times[gid]
+        rows.append(
+            multiaccount.Game(
+                ref=int(gid),
+                start=start.timestamp(),
+                end=max(end, start).timestamp(),
+                people=tuple(data["players"]),
+                fee=int(data.get("fee") or 0),
+                net=data.get("net") or {},
+            )
+        )
+    return multiaccount.find(rows, shared_addresses(signins, played), multi_account_rules())
 
 
 # ---------------------------------------------------------------------------
@@ -247,6 +329,8 @@ def _summary(signal: str, f: dict[str, Any]) -> str:
         )
     if signal == detect.WIN_RATE:
         return f"won {f['won']} of {f['games']} games where the seats give {f['expected']} ({f['ratio']}×)"
+    if signal == SignalRow.Signal.ONE_PERSON:
+        return _one_person_summary(f)
     if signal == SignalRow.Signal.LINKED_GAME:
         return f"linked ({f['source']}) while both played in running game {f['game']}; the game went on"
     parts = []
@@ -255,6 +339,28 @@ def _summary(signal: str, f: dict[str, Any]) -> str:
     if f.get("shared_addresses"):
         parts.append(f"share {len(f['shared_addresses'])} address(es)")
     return " and ".join(parts) + f"; {f.get('games_together', 0)} games together"
+
+
+def _one_person_summary(f: dict[str, Any]) -> str:
+    parts = []
+    if f.get("shared_addresses"):
+        parts.append(f"share {len(f['shared_addresses'])} address(es)")
+    if f.get("sit_together"):
+        parts.append(f"sat together in {f['games_together']} of the rarer one's {f['rarer_games']} games")
+    if f.get("chips_one_way"):
+        parts.append(
+            f"chips moved one way in {f['games_chips_one_way']} of {f['paid_games_with_chips']} paid games "
+            f"({f['net_fees']} entry fees)"
+        )
+    if f.get("never_same_time"):
+        apart = f.get("games_apart") or [0, 0]
+        parts.append(
+            f"never played at the same time ({apart[0]} and {apart[1]} games apart, "
+            f"{f['close_games']} close in time, no overlap)"
+        )
+    if len(parts) == (1 if f.get("shared_addresses") else 0):
+        parts.append(f"{f.get('games_together', 0)} games together, no play of one person now")
+    return "; ".join(parts) + ("; linked" if f.get("linked") else "")
 
 
 def _clean(figures: dict[str, Any]) -> dict[str, Any]:
@@ -325,17 +431,20 @@ def _set_figures(flag: Flag, e: Evidence, now: datetime) -> bool:
 def _gone_reason(signal: str) -> str:
     if signal == SignalRow.Signal.SHARED:
         return "no shared device, and no shared address with games together, in what the scan reads"
+    if signal == SignalRow.Signal.ONE_PERSON:
+        return "neither a shared address nor games together in what the scan reads"
     return f"no game of theirs in the last {window_days()} days the signals read"
 
 
 def _lapse_note(flag: Flag) -> str:
-    """What the lapse does not undo: a chip-dumping link stays until staff clear it."""
-    if flag.signal != detect.CHIP_DUMPING or flag.user_b_id is None:
+    """What the lapse does not undo: a link the signal made stays until staff clear it."""
+    made_by = {detect.CHIP_DUMPING: "chip-dumping", SignalRow.Signal.ONE_PERSON: "one-person"}
+    if flag.signal not in made_by or flag.user_b_id is None:
         return ""
     link = links.find(flag.user_a_id, flag.user_b_id)
     if link is None or not link.active:
         return ""
-    return "the chip-dumping link made with it stays: only staff clear links (Linked accounts). "
+    return f"the {made_by[flag.signal]} link made with it stays: only staff clear links (Linked accounts). "
 
 
 def keep_flag_true(flag: Flag, e: Evidence, now: datetime) -> None:
@@ -507,7 +616,8 @@ def _named_rings(findings: list[detect.Finding]) -> list[detect.Finding]:
 
 def scan(*, now: datetime | None = None) -> ScanRun:
     """Digest new games, run every signal, refresh the signal pages, raise flags (or reopen lapsed
-    ones: both count as raised), keep the undecided flags true, link dumpers."""
+    ones: both count as raised), keep the undecided flags true, link dumpers and the accounts of
+    one person."""
     now = now or timezone.now()
     run = ScanRun.objects.create(started_at=now)
     run.games_digested = digest_new_games() + redigest_stale_games(since=now - timedelta(days=window_days()))
@@ -524,7 +634,9 @@ def scan(*, now: datetime | None = None) -> ScanRun:
         for key, pair in sums.pairs.items()
         for a, b in [key.split("|")]
     }
-    shared = shared_rows(played, now)  # type: ignore[arg-type]
+    signins = SignIns.read(now)
+    shared = shared_rows(played, now, signins)  # type: ignore[arg-type]
+    multi = multi_account_findings(games, signins, played, now - timedelta(days=window_days()))
     rows: list[SignalRow] = []
     flags = 0
     made_links = 0
@@ -541,7 +653,7 @@ def scan(*, now: datetime | None = None) -> ScanRun:
             for f in Flag.objects.select_for_update().filter(
                 decision="",
                 state__in=[Flag.State.OPEN, Flag.State.WEAKENED],
-                signal__in=[*detect.SIGNALS, SignalRow.Signal.SHARED],
+                signal__in=[*detect.SIGNALS, SignalRow.Signal.SHARED, SignalRow.Signal.ONE_PERSON],
             )
         }
         seen: set[int] = set()
@@ -587,6 +699,24 @@ def scan(*, now: datetime | None = None) -> ScanRun:
         rows += _rows(SignalRow.Signal.SHARED, items, now)
         for users, figures, _gids, score, flagged in items:
             flags += judge(SignalRow.Signal.SHARED, tuple(users), figures, score, flagged)
+        rows += _rows(
+            SignalRow.Signal.ONE_PERSON,
+            [
+                (tuple(map(int, m.users)), m.figures, listed_games(m.games)[0], m.score, m.flagged)
+                for m in multi
+            ],
+            now,
+        )
+        for m in multi:
+            pair = (int(m.users[0]), int(m.users[1]))
+            flags += judge(SignalRow.Signal.ONE_PERSON, pair, m.figures, m.score, m.flagged, m.games)
+            if m.link:
+                _, changed = links.link(
+                    *pair,
+                    source=AccountLink.Source.ADDRESS,
+                    evidence=_summary(SignalRow.Signal.ONE_PERSON, m.figures)[:300],
+                )
+                made_links += changed
         for flag in kept.values():
             if flag.pk not in seen:  # nothing found for them at all now
                 users = tuple(filter(None, (flag.user_a_id, flag.user_b_id)))
