@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -65,7 +65,7 @@ class Rules:
     prior_weight: float = 10.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Game:
     """One finished game as these rules read it: who played (people, not bots), when (seconds on
     any one clock), the entry fee and each person's chips won minus paid."""
@@ -126,8 +126,11 @@ class Activity:
     """The window's games summed once: each person's games in time order and each pair's games
     together (with the chips between them)."""
 
-    def __init__(self, games: Iterable[Game]) -> None:
-        self.games: dict[int, Game] = {}
+    def __init__(self, games: Iterable[Game], pairs: Collection[tuple[str, str]] | None = None) -> None:
+        #: the pairs whose games together are summed (lower id first, as strings); None: every pair
+        self.only = pairs
+        #: the people of those pairs: only their results are summed
+        self.members = None if pairs is None else {p for pair in pairs for p in pair}
         self.of: dict[str, list[Game]] = defaultdict(list)
         self.pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
         #: each person's other seats summed over their games, and all seats (for chance seating)
@@ -140,23 +143,33 @@ class Activity:
 
     def _add(self, g: Game) -> None:
         people = tuple(sorted(set(g.people)))
-        self.games[g.ref] = g
         self.seats += len(people)
-        paid = g.fee > 0
-        ahead = {p: sum(1 for q in people if q != p and g.net.get(p, 0) > g.net.get(q, 0)) for p in people}
-        behind = {p: sum(1 for q in people if q != p and g.net.get(p, 0) < g.net.get(q, 0)) for p in people}
         for p in people:
             self.of[p].append(g)
             self.others[p] += len(people) - 1
-            if paid:
+        watched = people if self.members is None else tuple(p for p in people if p in self.members)
+        if not watched:
+            return
+        paid = g.fee > 0
+        net = {p: g.net.get(p, 0) for p in people}
+        ahead: dict[str, int] = {}
+        behind: dict[str, int] = {}
+        if paid:
+            for p in watched:
+                ahead[p] = sum(1 for q in people if net[q] < net[p])
+                behind[p] = sum(1 for q in people if net[q] > net[p])
                 self.cmp[p][0] += ahead[p]
                 self.cmp[p][1] += behind[p]
-        flows = _flows(g.net) if paid else {}
-        for a, b in combinations(people, 2):
+        flows: dict[tuple[str, str], float] | None = None
+        for a, b in combinations(watched, 2):
+            if self.only is not None and (a, b) not in self.only:
+                continue
             pair = self.pairs[(a, b)]
             pair.games.append(g.ref)
             if not paid:
                 continue
+            if flows is None:
+                flows = _flows(net)
             moved = flows.get((a, b), 0.0) - flows.get((b, a), 0.0)
             if moved > 0:
                 pair.ways[0] += 1
@@ -167,16 +180,12 @@ class Activity:
             pair.cmp[1] += behind[a]
             pair.cmp[2] += ahead[b]
             pair.cmp[3] += behind[b]
-            pair.ahead[0] += int(g.net.get(a, 0) > g.net.get(b, 0))
-            pair.ahead[1] += int(g.net.get(b, 0) > g.net.get(a, 0))
+            pair.ahead[0] += int(net[a] > net[b])
+            pair.ahead[1] += int(net[b] > net[a])
 
     def together(self, a: str, b: str) -> _Pair:
         key = (a, b) if a < b else (b, a)
         return self.pairs.get(key) or _Pair()
-
-    def played_together(self, at_least: int) -> list[tuple[str, str]]:
-        """The pairs with at least this many games together."""
-        return [k for k, p in self.pairs.items() if len(p.games) >= at_least]
 
 
 # ---------------------------------------------------------------------------
@@ -331,24 +340,26 @@ def judge(act: Activity, a: str, b: str, addresses: Sequence[str], r: Rules) -> 
     return Finding(users, figures, games, flagged, shared and flagged, round(score, 2))
 
 
-def candidates(act: Activity, address_pairs: Iterable[tuple[str, str]], r: Rules) -> set[tuple[str, str]]:
-    """The pairs worth judging: those that share an address (any measure may flag them) and those
-    with enough games together for sitting together or chips one way (without an address,
-    sitting together is required)."""
-    out = {(a, b) if a < b else (b, a) for a, b in address_pairs if a != b}
-    out.update(act.played_together(min(r.sit_min_games, r.chips_min_games)))
-    return out
-
-
 def find(
-    games: Iterable[Game], shared: Mapping[tuple[str, str], Sequence[str]], r: Rules | None = None
+    games: Iterable[Game],
+    shared: Mapping[tuple[str, str], Sequence[str]],
+    r: Rules | None = None,
+    together: Iterable[tuple[str, str]] | None = None,
 ) -> list[Finding]:
-    """Every candidate pair judged; ``shared``: the addresses each pair (lower id first) shares."""
+    """Every pair worth judging, judged: the pairs that share an address (``shared``: the
+    addresses of each, lower id first) and those with enough games together for sitting together
+    or chips one way (``together``, if the caller counted them already; without an address,
+    sitting together is required)."""
     r = r or Rules()
-    act = Activity(games)
+    games = list(games)
+    least = min(r.sit_min_games, r.chips_min_games)
+    if together is None:
+        counts = Counter(pair for g in games for pair in combinations(sorted(set(g.people)), 2))
+        together = [pair for pair, n in counts.items() if n >= least]
+    pairs = {(a, b) if a < b else (b, a) for a, b in (*shared, *together) if a != b}
+    act = Activity(games, pairs)
     out = []
-    for a, b in sorted(candidates(act, shared, r)):
-        if not act.of.get(a) or not act.of.get(b):
-            continue
-        out.append(judge(act, a, b, shared.get((a, b), ()), r))
+    for a, b in sorted(pairs):
+        if act.of.get(a) and act.of.get(b):
+            out.append(judge(act, a, b, shared.get((a, b), ()), r))
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
@@ -250,7 +250,7 @@ def shared_addresses(signins: SignIns, played: Iterable[tuple[int, ...]]) -> dic
 def multi_account_findings(
     games: list[tuple[int, dict[str, Any]]],
     signins: SignIns,
-    played: Iterable[tuple[int, ...]],
+    played: Mapping[tuple[int, ...], list[Any]],
     since: datetime,
 ) -> list[multiaccount.Finding]:
     """The multi-account rules over the window's games (with when each was played) and the
@@ -276,7 +276,10 @@ def multi_account_findings(
                 net=data.get("net") or {},
             )
         )
-    return multiaccount.find(rows, shared_addresses(signins, played), multi_account_rules())
+    rules = multi_account_rules()
+    least = min(rules.sit_min_games, rules.chips_min_games)
+    together = [_key(*pair) for pair, gids in played.items() if len(gids) >= least]
+    return multiaccount.find(rows, shared_addresses(signins, played), rules, together)
 
 
 # ---------------------------------------------------------------------------

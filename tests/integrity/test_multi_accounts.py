@@ -18,6 +18,7 @@ from itertools import combinations
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
@@ -183,7 +184,9 @@ def test_three_accounts_on_one_address_that_sit_together_are_linked_and_refused_
     services.table_join(table_id=table.pk, user=others[0])  # a stranger still sits beside them
 
 
-def test_two_accounts_on_one_address_that_take_turns_are_linked_without_ever_sitting_together(games):
+def test_two_accounts_on_one_address_that_take_turns_are_linked_without_ever_sitting_together(
+    games, investigator
+):
     main, spare = sign_up("nila", HOME), sign_up("nila_spare", HOME)
     others = strangers(6)
     for day in range(10):  # each evening: a game on one account, then the other, and again
@@ -199,6 +202,16 @@ def test_two_accounts_on_one_address_that_take_turns_are_linked_without_ever_sit
     assert flag.figures["overlaps"] == 0 and flag.figures["games_apart"] == [20, 20]
     assert flag.figures["games_together"] == 0
     assert linked(main, spare) is not None
+    assert "never played at the same time (20 and 20 games apart" in flag.summary
+    assert len(flag.games) == 40 and flag.games_total == 40  # the close games apart behind it
+
+    client = Client()
+    client.force_login(investigator)
+    page = client.get(reverse("admin:integrity_signal", args=["one_person"])).content.decode()
+    assert "Looks like one person" in page and "never at the same time" in page.lower()
+    assert "nila_spare" in page
+    page = client.get(f"/admin/integrity/flag/{flag.pk}/change/")
+    assert page.status_code == 200 and "Looks like one person" in page.content.decode()
 
 
 # ---------------------------------------------------------------------------
