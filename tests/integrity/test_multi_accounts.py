@@ -213,6 +213,17 @@ def test_two_accounts_on_one_address_that_take_turns_are_linked_without_ever_sit
     page = client.get(f"/admin/integrity/flag/{flag.pk}/change/")
     assert page.status_code == 200 and "Looks like one person" in page.content.decode()
 
+    # kept true as every flag is: with no game left in the window it weakens, then lapses; the
+    # link it made stays until staff clear it
+    later = timezone.now() + timedelta(days=100)
+    scan_services.scan(now=later)
+    flag.refresh_from_db()
+    assert flag.state == "weakened" and flag.open
+    scan_services.scan(now=later + timedelta(hours=25))
+    flag.refresh_from_db()
+    assert flag.state == "lapsed" and "the one-person link made with it stays" in flag.lapse_reason
+    assert linked(main, spare) is not None
+
 
 # ---------------------------------------------------------------------------
 # no shared address: the play alone flags for review, never links
