@@ -24,14 +24,15 @@ from typing import Any
 from integrity import chipflow
 from integrity.digest import WAYS
 from integrity.rates import RateModel
-from integrity.stats import binom_sf, log5, normal_sf, shrunk
+from integrity.stats import binom_sf, log5, negbinom_sf, normal_sf, shrunk
 
 CHIP_DUMPING = "chip_dumping"
 SOFT_PLAY = "soft_play"
 FEEDING = "feeding"
 WIN_RATE = "win_rate"
 CHIP_RING = "chip_ring"
-PAIR_SIGNALS = (CHIP_DUMPING, SOFT_PLAY, FEEDING)
+TEAM_PLAY = "team_play"
+PAIR_SIGNALS = (CHIP_DUMPING, SOFT_PLAY, FEEDING, TEAM_PLAY)
 #: the signals that name two or more players together (a ring names its gainer first)
 GROUP_SIGNALS = (*PAIR_SIGNALS, CHIP_RING)
 
@@ -64,6 +65,8 @@ class Thresholds:
     #: the excess of the take rate over the taker's usual rate (0: none)
     feed_min_chances: int = 15
     feed_min_excess: float = 0.0
+    #: team play: paid games a pair shared at tables of three or more
+    team_min_games: int = 10
     #: win rate: games played; wins at least this many times what the seats give
     win_min_games: int = 30
     win_min_ratio: float = 1.6
@@ -100,6 +103,11 @@ class _Pair:
     conceded: list[int] = field(default_factory=lambda: [0, 0])
     chances: list[int] = field(default_factory=lambda: [0, 0])
     ways: dict[str, list[int]] = field(default_factory=dict)
+    #: each one's wins (a split's share) and what the seats gave them (1 in n), in every game
+    #: together; and at tables of three or more: the games, the pair's wins, what the seats gave
+    won: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    seats_gave: float = 0.0
+    team: list[float] = field(default_factory=lambda: [0, 0.0, 0.0, 0.0])
 
 
 def _strength(p: float) -> float:
@@ -202,6 +210,15 @@ class Digests:
                         mine[i] += raw["drops"][i]
                         pair.conceded[i] += raw["drops"][i]
                         pair.chances[i] += raw["deals"]
+            won_a, won_b = d["won"].get(a, 0.0), d["won"].get(b, 0.0)
+            pair.won[0] += won_a
+            pair.won[1] += won_b
+            pair.seats_gave += 1 / seats
+            if seats >= 3 and paid:
+                pair.team[0] += 1
+                pair.team[1] += won_a + won_b
+                pair.team[2] += 1 / seats
+                pair.team[3] += won_a
             if paid:
                 pair.paid += 1
                 moved = flows.get((a, b), 0.0) - flows.get((b, a), 0.0)
@@ -432,6 +449,75 @@ def win_rate(s: Digests, t: Thresholds) -> list[Finding]:
     return out
 
 
+#: How many wins' worth of an ordinary player's record a strength is read with beside the
+#: player's own: a player seen little apart is judged as anyone might be, not as ordinary.
+STRENGTH_PRIOR_WINS = 5.0
+
+
+def _strength_apart(s: Digests, me: str, pair: _Pair, i: int) -> tuple[float, float]:
+    """``me``'s strength in games without the partner, as a Gamma: (times what the seats give
+    they win, and how many wins' worth of record that rests on)."""
+    won = max(s.won[me] - pair.won[i], 0.0)
+    gave = max(s.expected[me][0] - pair.seats_gave, 0.0)
+    return (won + STRENGTH_PRIOR_WINS) / (gave + STRENGTH_PRIOR_WINS), won + STRENGTH_PRIOR_WINS
+
+
+def _wins_beyond(won: float, parts: list[tuple[float, float]]) -> float:
+    """The odds of at least ``won`` wins where each part (expected wins, the shape of its
+    strength) is a negative binomial, their sum matched by its mean and variance."""
+    mean = sum(m for m, _ in parts)
+    extra = sum(m * m / shape for m, shape in parts)
+    if mean <= 0:
+        return 1.0 if won <= 0 else 0.0
+    return negbinom_sf(math.floor(won + 1e-9), mean, mean * mean / extra if extra > 0 else 1e9)
+
+
+def team_play(s: Digests, t: Thresholds) -> list[Finding]:
+    """Two who win far more often, together, at tables of three or more than their strengths
+    apart give: partners who share hands and play as a team against the rest of the table
+    (neither discarding what a third player needs, both holding what the others want), the chips
+    coming from the others rather than from each other."""
+    out = []
+    for key, pair in s.pairs.items():
+        games, won, gave, won_a = pair.team
+        if games == 0:
+            continue
+        a, b = key.split("|")
+        (q_a, r_a), (q_b, r_b) = _strength_apart(s, a, pair, 0), _strength_apart(s, b, pair, 1)
+        n = int(games)
+        # the seats give each the same share at a table; each wins it times their strength, known
+        # as well as their record apart tells. Read three ways (the pair's wins, each one's), the
+        # strongest counted three times
+        part_a, part_b = (gave * q_a, r_a), (gave * q_b, r_b)
+        tests = {"pair": (won, [part_a, part_b]), a: (won_a, [part_a]), b: (won - won_a, [part_b])}
+        odds = {k: _wins_beyond(w, parts) for k, (w, parts) in tests.items()}
+        strongest = min(odds, key=lambda k: odds[k])
+        p = min(1.0, 3 * odds[strongest])
+        flagged = len(pair.games) >= t.min_games and n >= t.team_min_games and p <= t.alpha
+        ahead = a if won_a >= won - won_a else b
+        other = b if ahead == a else a
+        out.append(
+            Finding(
+                TEAM_PLAY,
+                (ahead, other),
+                {
+                    "games": len(pair.games),
+                    "games_of_three_or_more": n,
+                    "won_together": round(won, 2),
+                    "expected": round(gave * (q_a + q_b), 2),
+                    "won_by_each": [round(tests[ahead][0], 2), round(tests[other][0], 2)],
+                    "expected_each": [round(tests[ahead][1][0][0], 2), round(tests[other][1][0][0], 2)],
+                    "strongest_reading": "the pair" if strongest == "pair" else "one of them",
+                    "p_value": p,
+                },
+                pair.games[:GAMES_LISTED],
+                flagged,
+                _strength(p),
+            )
+        )
+    return out
+
+
 def chip_ring(s: Digests, t: Thresholds) -> list[Finding]:
     """Accounts losing chips to one gainer, tested as a ring, and chains that pass chips on
     (``integrity.chipflow``); one finding per hub (the gainer, or a chain's middle), the strongest."""
@@ -452,6 +538,7 @@ SIGNALS = {
     CHIP_DUMPING: chip_dumping,
     SOFT_PLAY: soft_play,
     FEEDING: feeding,
+    TEAM_PLAY: team_play,
     CHIP_RING: chip_ring,
     WIN_RATE: win_rate,
 }

@@ -131,6 +131,7 @@ class SignalRow(models.Model):
         CHIP_DUMPING = "chip_dumping", "Chip dumping"
         SOFT_PLAY = "soft_play", "Soft play"
         FEEDING = "feeding", "Feeding"
+        TEAM_PLAY = "team_play", "Team play"
         CHIP_RING = "chip_ring", "Chip ring or chain"
         WIN_RATE = "win_rate", "High win rate"
         ONE_PERSON = "one_person", "Looks like one person"

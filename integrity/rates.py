@@ -72,11 +72,12 @@ class RateModel:
         for player, (x, n) in totals.items():
             if n < FIT_MIN_CHANCES:
                 continue
-            g = int(spread.get(player, (0.0, 0, 0.0, 0))[games])
+            mine = spread.get(player)
+            g = int(mine[games]) if mine is not None else 0
             r = x / n
-            if g < 4 or r <= 0.0 or r >= 1.0:
+            if mine is None or g < 4 or r <= 0.0 or r >= 1.0:
                 continue
-            each.append((spread[player][squares] - x * x / n) / (r * (1 - r)) / (g - 1))
+            each.append((mine[squares] - x * x / n) / (r * (1 - r)) / (g - 1))
         # the median player's dispersion: a colluder's counts (all with a partner, none apart)
         # spread far more than anyone's, and must not make every count look ordinary
         phi = _median(each) if len(each) >= FIT_MIN_PLAYERS else 1.0

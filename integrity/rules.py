@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from integrity.detect import Thresholds
+from integrity.detect import STRENGTH_PRIOR_WINS, Thresholds
 from integrity.multiaccount import Rules
 
 #: How soft play and feeding weigh a count (``integrity.rates``), for the rule texts.
@@ -61,6 +61,19 @@ def rule_texts(
             f"discarded, against how often that player takes anyone else's discard. {JUDGED} Flagged when "
             f"they played at least {t.min_games} games together with at least {t.feed_min_chances} "
             f"chances and the odds are at most {t.alpha:g}{_floor(t.feed_min_excess)}.",
+        ),
+        "team_play": (
+            "Team play (winning together against the rest of the table)",
+            f"For each pair, in the paid games they shared at tables of three or more: the wins of each "
+            f"and of the two, against what the seats give (1 in n) times each one's strength in their "
+            f"games without the other (wins over what the seats gave them, read with "
+            f"{STRENGTH_PRIOR_WINS:g} wins' worth of an ordinary record, so a player seen little apart is "
+            f"judged as anyone might be: skill and teamwork look alike without a record apart). The odds "
+            f"are a negative binomial tail (the strength is only known as well as that record), the "
+            f"strongest of the three readings counted three times. Flagged when they played at least "
+            f"{t.team_min_games} such games and the odds are at most {t.alpha:g}. Partners who share "
+            f"hands and squeeze the others (neither discarding what a third player needs) win this way, "
+            f"the chips coming from the others rather than from each other.",
         ),
         "chip_ring": (
             "Chip rings and chains (chips flowing to one account from several)",

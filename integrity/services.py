@@ -319,6 +319,12 @@ def _summary(signal: str, f: dict[str, Any]) -> str:
             f"the partner took {f['taken']} of {f['chances']} discards from the open pile "
             f"({f['rate']:.0%}) against {f['taker_usual_rate']:.0%} of others' discards"
         )
+    if signal == detect.TEAM_PLAY:
+        won, expected = f.get("won_by_each", [0, 0]), f.get("expected_each", [0, 0])
+        return (
+            f"won {won[0]} and {won[1]} of {f['games_of_three_or_more']} games together at tables of three "
+            f"or more, where their strengths apart give {expected[0]} and {expected[1]}"
+        )
     if signal == detect.CHIP_RING:
         names = ", ".join(f.get("member_names") or f.get("members") or [])
         if f.get("shape") == "chain":

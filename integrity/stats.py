@@ -5,7 +5,8 @@ probability ``p`` (the one-sided binomial test's p-value); ``betabinom_sf``: the
 rate itself is only known as a Beta distribution (a player's rate read from a finite record);
 ``log5``: the chance that a player whose rate of finishing ahead of an opponent is ``a`` finishes
 ahead of one whose rate is ``b`` (Bill James' log5, the Bradley-Terry model from two rates
-against the field); ``normal_sf``: the upper tail of the standard normal.
+against the field); ``negbinom_sf``: a count's tail when its rate is known as a Gamma;
+``normal_sf``: the upper tail of the standard normal.
 """
 
 from __future__ import annotations
@@ -68,3 +69,19 @@ def betabinom_sf(k: int, n: int, a: float, b: float) -> float:
 def normal_sf(z: float) -> float:
     """P(Z >= z) for a standard normal Z."""
     return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def negbinom_sf(k: int, mean: float, shape: float) -> float:
+    """P(X >= k) for a count X whose rate is only known as a Gamma of ``shape`` around ``mean``
+    (a negative binomial): wins that a player's strength, read from a finite record, predicts."""
+    if k <= 0:
+        return 1.0
+    if mean <= 0:
+        return 0.0
+    p = shape / (shape + mean)
+    log_p, log_q = math.log(p), math.log1p(-p)
+    below = sum(
+        math.exp(math.lgamma(x + shape) - math.lgamma(shape) - math.lgamma(x + 1) + shape * log_p + x * log_q)
+        for x in range(k)
+    )
+    return min(1.0, max(0.0, 1.0 - below))

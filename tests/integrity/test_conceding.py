@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 Policy = Callable[[GameState, int, int | None, random.Random], Action | None]
 _PASSIVE = frozenset({"arrange", "auto_drop", "im_back", "leave"})
-GAMES_TOGETHER = 11
+GAMES_TOGETHER = 14
 
 
 def _honest(state: GameState, seat: int, partner: int | None, rng: random.Random) -> Action | None:
@@ -183,7 +183,9 @@ def test_the_digest_counts_wrong_shows_and_timeouts(scanned):
 
 def test_a_wrong_show_dumper_is_flagged_for_chip_dumping_and_soft_play(scanned):
     assert _flagged(scanned, "chip_dumping", "shower", "gainer")
-    assert _flagged(scanned, "soft_play", "shower", "gainer")
+    assert _flagged(scanned, "soft_play", "shower", "gainer"), _row(
+        scanned, "soft_play", "shower", "gainer"
+    ).figures
 
 
 def test_a_timeout_folder_is_flagged_for_soft_play_and_chip_dumping(scanned):
