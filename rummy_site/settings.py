@@ -80,6 +80,14 @@ try:
     ZoneInfo(OPERATOR_TIME_ZONE)
 except (ZoneInfoNotFoundError, ValueError) as _exc:
     raise ImproperlyConfigured(f"OPERATOR_TIME_ZONE: no time zone called {OPERATOR_TIME_ZONE!r}") from _exc
+#: Admin exports (docs/staff.md, "Exports"): a list of more rows than this is refused (narrow it
+#: with its filters first); the file is written this many rows at a time (its memory does not grow
+#: with the list), kept in EXPORTS_DIR (outside the static and media files: served only through the
+#: admin, to whoever asked for it) and deleted EXPORT_KEEP_HOURS after it was written.
+EXPORT_MAX_ROWS = _int("EXPORT_MAX_ROWS", 1_000_000)
+EXPORT_CHUNK_ROWS = _int("EXPORT_CHUNK_ROWS", 2000)
+EXPORTS_DIR = os.environ.get("EXPORTS_DIR") or str(BASE_DIR / "private" / "exports")
+EXPORT_KEEP_HOURS = _int("EXPORT_KEEP_HOURS", 72)
 #: /healthz: the worker writes a heartbeat this often; it is away after HEALTH_WORKER_STALE_SECONDS
 #: without one, and beat is away when its deadline sweep last ran more than HEALTH_BEAT_STALE_SECONDS ago.
 HEALTH_HEARTBEAT_SECONDS = _int("HEALTH_HEARTBEAT_SECONDS", 10)
@@ -220,6 +228,8 @@ MIDDLEWARE = [
     "integrity.capture.DeviceCookieMiddleware",
     # the staff member behind every change made through the admin (staff/audit.py)
     "staff.audit.StaffAuditMiddleware",
+    # admin pages show times in OPERATOR_TIME_ZONE, named (staff/timezones.py)
+    "staff.timezones.OperatorTimeZoneMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # last: answers a locked-out log-in (django-axes)
     "axes.middleware.AxesMiddleware",
@@ -239,6 +249,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "staff.timezones.time_zone_label",
             ],
         },
     },
@@ -344,6 +355,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # admin exports: never under a URL of their own (staff.export_views serves them)
+    "exports": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": EXPORTS_DIR, "base_url": None},
+    },
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
@@ -450,6 +466,11 @@ CELERY_MEMORY_POLL_MS = _int("CELERY_MEMORY_POLL_MS", 1000)
 if CELERY_IN_PROCESS:
     CELERY_BROKER_TRANSPORT_OPTIONS["polling_interval"] = CELERY_MEMORY_POLL_MS / 1000
     CELERY_WORKER_TIMER_PRECISION = CELERY_MEMORY_POLL_MS / 1000
+#: Admin exports (staff.export_job) run on a queue of their own with REDIS_URL, so that a long one
+#: never holds the worker that runs the tables' timers: ``celery -A rummy_site worker -Q exports``
+#: consumes it (README, "Running in production"). The worker inside the server takes both.
+EXPORT_QUEUE = os.environ.get("EXPORT_QUEUE", "exports" if REDIS_URL else "celery")
+CELERY_TASK_ROUTES = {"staff.tasks.run_export": {"queue": EXPORT_QUEUE}}
 
 
 def utc_hour_minute(at: str, zone: str) -> tuple[int, int]:

@@ -11,32 +11,36 @@
   leading apostrophe, which those programs show as text (OWASP, "CSV Injection"); every cell is
   quoted.
 
-Django's own ``csv`` writer, streamed: a list of a million rows is written as it is read.
+- The file is never built in the process that serves players: the action records the export,
+  keeps the list as asked (``ExportJob``) and hands it to a Celery worker on a queue of its own
+  (``staff.tasks.run_export`` -> ``staff.export_job``), which writes it in pieces; the staff member
+  follows it on the exports page (``staff.export_views``), which offers the file when it is done.
+- A list of more than ``EXPORT_MAX_ROWS`` rows is refused: narrowed with its filters, it may go.
 """
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterator
 from typing import Any
 
-from django.contrib import admin
+from django.conf import settings
+from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import display_for_field, display_for_value, label_for_field, lookup_field
-from django.db import models
+from django.db import models, transaction
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.utils import timezone
+from django.urls import reverse
 from django.utils.html import strip_tags
-from django.utils.text import slugify
 
 from staff import audit
 from staff.forms import ExportForm
+from staff.models import ExportJob
+from tables.worker import app as celery_app
 
 #: A cell starting with one of these is a formula to a spreadsheet (OWASP's list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-CHUNK = 2000
+RUN_EXPORT = "staff.tasks.run_export"
 
 
 def safe_cell(value: Any) -> str:
@@ -45,7 +49,7 @@ def safe_cell(value: Any) -> str:
     return f"'{text}" if text.startswith(FORMULA_STARTS) else text
 
 
-def _columns(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[tuple[Any, str]]:  # type: ignore[type-arg]
+def list_columns(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[tuple[Any, str]]:  # type: ignore[type-arg]
     """The list's columns with a heading (a column without one is a link or a button)."""
     out = []
     for name in model_admin.get_list_display(request):
@@ -57,7 +61,7 @@ def _columns(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[tuple[
     return out
 
 
-def _text(name: Any, obj: models.Model, model_admin: admin.ModelAdmin) -> str:  # type: ignore[type-arg]
+def cell_text(name: Any, obj: models.Model, model_admin: admin.ModelAdmin) -> str:  # type: ignore[type-arg]
     """A cell as the list shows it, without markup."""
     field, attr, value = lookup_field(name, obj, model_admin)
     if isinstance(value, bool):
@@ -71,18 +75,9 @@ def _text(name: Any, obj: models.Model, model_admin: admin.ModelAdmin) -> str:  
     return strip_tags(str(shown))
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _lines(
-    model_admin: admin.ModelAdmin, columns: list[tuple[Any, str]], queryset: QuerySet[Any]
-) -> Iterator[str]:  # type: ignore[type-arg]
-    writer = csv.writer(_Echo(), quoting=csv.QUOTE_ALL)
-    yield writer.writerow([safe_cell(label) for _, label in columns])
-    for obj in queryset.iterator(chunk_size=CHUNK):
-        yield writer.writerow([safe_cell(_text(name, obj, model_admin)) for name, _ in columns])
+def enqueue(job_id: int) -> None:
+    """Hand the export to the exports worker (routed by ``CELERY_TASK_ROUTES``) once it is committed."""
+    transaction.on_commit(lambda: celery_app.send_task(RUN_EXPORT, args=(job_id,)))
 
 
 @admin.action(description="Export to CSV (asks why; recorded)", permissions=["view"])
@@ -91,13 +86,21 @@ def export_csv(
     request: HttpRequest,
     queryset: QuerySet[Any],
 ) -> HttpResponse | None:
-    """The chosen rows (or all matching the list's filters and search) of any list, as CSV."""
+    """Ask why, then queue the chosen rows (or all matching the list's filters and search) for the
+    exports worker and show the staff member their exports; nothing is written here."""
     form = ExportForm(request.POST if "apply" in request.POST else None)
     select_across = request.POST.get("select_across") == "1"
     selected = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
     opts = model_admin.model._meta
     count = queryset.count()
-    if not ("apply" in request.POST and form.is_valid()):
+    cap = int(settings.EXPORT_MAX_ROWS)
+    if not ("apply" in request.POST and form.is_valid()) or count > cap:
+        if count > cap:
+            form.add_error(
+                None,
+                f"{count} rows is more than an export may hold ({cap}): narrow the list with its "
+                "filters or search, or export it in parts.",
+            )
         return TemplateResponse(
             request,
             "admin/staff/export_csv.html",
@@ -107,31 +110,43 @@ def export_csv(
                 "title": f"Export {opts.verbose_name_plural} to CSV",
                 "form": form,
                 "count": count,
+                "cap": cap,
                 "select_across": select_across,
                 "selected": selected,
                 "action": "export_csv",
                 "filters": request.GET.urlencode(),
             },
         )
-    columns = _columns(model_admin, request)
-    audit.record(
-        staff=request.user,
-        action="export_csv",
-        target=model_admin.model,
-        reason=form.cleaned_data["reason"],
-        kind=audit.Action.ACCESS,
-        after={
-            "list": str(opts.verbose_name_plural),
-            "rows": count,
-            "chosen": "all matching the list" if select_across else f"{len(selected)} selected",
-            "filters": request.GET.urlencode() or "none",
-            "columns": ", ".join(label for _, label in columns),
-        },
-        label=f"{opts.verbose_name_plural} (CSV export)",
+    columns = list_columns(model_admin, request)
+    with transaction.atomic():
+        audit.record(
+            staff=request.user,
+            action="export_csv",
+            target=model_admin.model,
+            reason=form.cleaned_data["reason"],
+            kind=audit.Action.ACCESS,
+            after={
+                "list": str(opts.verbose_name_plural),
+                "rows": count,
+                "chosen": "all matching the list" if select_across else f"{len(selected)} selected",
+                "filters": request.GET.urlencode() or "none",
+                "columns": ", ".join(label for _, label in columns),
+            },
+            label=f"{opts.verbose_name_plural} (CSV export)",
+        )
+        job = ExportJob.objects.create(
+            requested_by=request.user,
+            model=opts.label,
+            list_name=str(opts.verbose_name_plural),
+            query=request.GET.urlencode(),
+            select_across=select_across,
+            selected=[] if select_across else [str(pk) for pk in selected],
+            reason=form.cleaned_data["reason"],
+            rows_total=count,
+        )
+        enqueue(job.pk)
+    messages.info(
+        request,
+        f"The export of {count} {opts.verbose_name_plural} is being written; it is offered here when done.",
     )
-    name = f"{slugify(opts.verbose_name_plural)}-{timezone.now():%Y%m%d-%H%M%S}.csv"
-    response = StreamingHttpResponse(
-        _lines(model_admin, columns, queryset), content_type="text/csv; charset=utf-8"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return HttpResponseRedirect(reverse("staff-exports"))

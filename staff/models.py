@@ -186,3 +186,49 @@ class StaffNote(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
         raise AuditImmutable("staff notes cannot be deleted")
+
+
+class ExportJob(models.Model):
+    """One admin list asked for as a CSV file (``staff.export``): written by a Celery worker, never
+    by the process that serves players (``staff.export_job``), and offered to whoever asked for it
+    (and to superusers) when done. The list is kept as the admin showed it (its query string and
+    the rows chosen) and read again by the worker as the same staff member."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting for the exports worker"
+        RUNNING = "running", "Being written"
+        DONE = "done", "Ready to download"
+        FAILED = "failed", "Failed"
+        REFUSED = "refused", "Refused"
+
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    model = models.CharField(max_length=100, help_text="The list's model, as app_label.ModelName.")
+    list_name = models.CharField(max_length=100)
+    query = models.TextField(blank=True, help_text="The list's query string: its filters, search and order.")
+    select_across = models.BooleanField(default=False)
+    selected = models.JSONField(default=list, blank=True, help_text="The rows chosen, when not all matching.")
+    reason = models.CharField(max_length=300)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    rows_total = models.PositiveBigIntegerField(default=0, help_text="Rows the list held when asked.")
+    rows_written = models.PositiveBigIntegerField(default=0)
+    file = models.CharField(max_length=255, blank=True, help_text="Its name in the exports storage.")
+    detail = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["requested_by", "-created_at"], name="staff_export_by_recent")]
+
+    def __str__(self) -> str:
+        return f"export of {self.list_name} by {self.requested_by_id} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        """How far the file is written, against the rows the list held when asked."""
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.rows_total:
+            return 0
+        return min(99, self.rows_written * 100 // self.rows_total)

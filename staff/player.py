@@ -20,7 +20,8 @@ from django.utils import timezone
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
 from staff import roles
 from staff.models import StaffNote
-from staff.selectors import integrity_sections, operator_zone
+from staff.selectors import integrity_sections
+from staff.timezones import operator_zone
 from tables.models import Deal, PoolGame, Seat
 from wallet.models import Account, AccountKind, Entry
 from wallet.money import format_money

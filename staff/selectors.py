@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import connection
@@ -19,6 +18,7 @@ from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from integrity.selectors import player_sections
 from staff.models import AdjustmentRequest
+from staff.timezones import operator_zone, zone_label
 from tables import sockets
 from tables.models import Deal, PoolGame, Seat
 from wallet.audit import last_check
@@ -35,12 +35,6 @@ PHASE_WORDS = {
     "split_offer": "a split of the prize pool is offered",
     "finished": "finished",
 }
-
-
-def operator_zone() -> ZoneInfo:
-    """The operator's time zone (``OPERATOR_TIME_ZONE``): their "today" on the dashboard and the
-    days of the rake chart. Players' daily limits keep UTC days (docs/rules.md, accounts.play)."""
-    return ZoneInfo(settings.OPERATOR_TIME_ZONE)
 
 
 def integrity_sections(user: Any, *, viewer: Any) -> list[dict[str, Any]]:
@@ -476,7 +470,12 @@ def dashboard() -> dict[str, Any]:
         "stuck": stuck,
         "stuck_minutes": settings.STUCK_GAME_MINUTES,
         "ledger_check": check,
-        "ledger_checked_at": timezone.localtime(check.started_at, operator_zone()) if check else None,
+        # in the operator's zone and named, whatever zone the page renders in
+        "ledger_checked_at": (
+            f"{timezone.localtime(check.started_at, operator_zone()):%d %b %Y %H:%M} {zone_label(check.started_at)}"
+            if check
+            else None
+        ),
         "ledger_ok": check.ok if check else None,
         "ledger_problems": check.problems if check else [],
         "chart": rake_chart(series),

@@ -1,19 +1,25 @@
 """Any admin list to CSV (issue 27): hostile cells escaped against spreadsheet formulas, the list's
-own filters and columns, the role's view permission, and every export in the audit trail."""
+own filters and columns, the role's view permission, and every export in the audit trail.
+
+Since issue 39 the request only queues the export (``ExportJob``) for the exports worker; these
+tests run the job as the worker does (``staff.export_job.run``) and read the file it wrote."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
+from staff import export, export_job
 from staff.export import FORMULA_STARTS, safe_cell
-from staff.models import StaffAction
+from staff.models import ExportJob, StaffAction
 
 pytestmark = pytest.mark.django_db
 ClientFor = Callable[[User], Client]
@@ -36,19 +42,57 @@ def test_every_dangerous_first_character_is_escaped_and_others_are_not() -> None
     assert safe_cell(-5) == "'-5"
 
 
-def _export(client: Client, url: str, reason: str | None, **post: object) -> object:
+@pytest.fixture
+def sent(
+    settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
+    """Exports kept under ``tmp_path``; the tasks the web side sends, recorded instead of sent."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "exports": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "exports"), "base_url": None},
+        },
+    }
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+    monkeypatch.setattr(
+        export.celery_app, "send_task", lambda name, args=(), **kw: calls.append((name, args))
+    )
+    yield calls
+
+
+def _export(client: Client, url: str, reason: str | None, **post: object) -> Any:
     data: dict[str, object] = {"action": "export_csv", **post}
     if reason is not None:
         data.update(apply="1", reason=reason)
     return client.post(url, data)
 
 
-def _rows(response: object) -> list[list[str]]:
-    body = b"".join(response.streaming_content).decode()  # type: ignore[attr-defined]
+def _run_latest() -> ExportJob:
+    """The worker's part: write the latest export's file."""
+    job = ExportJob.objects.latest("id")
+    export_job.run(job.pk)
+    job.refresh_from_db()
+    return job
+
+
+def _file_rows(job: ExportJob) -> list[list[str]]:
+    with export_job.storage().open(job.file, "rb") as f:
+        body = f.read().decode()
     return list(csv.reader(io.StringIO(body, newline="")))
 
 
-def test_a_list_with_hostile_names_exports_them_as_text(administrator: User, client_for: ClientFor) -> None:
+def _rows(response: Any) -> list[list[str]]:
+    """The file of the export ``response`` (the request's answer) queued, once the worker wrote it."""
+    assert response.status_code == 302 and response["Location"] == reverse("staff-exports")
+    job = _run_latest()
+    assert job.status == ExportJob.Status.DONE, job.detail
+    return _file_rows(job)
+
+
+def test_a_list_with_hostile_names_exports_them_as_text(
+    administrator: User, client_for: ClientFor, sent: list[Any]
+) -> None:
     hostile = [
         User.objects.create_user(f"h{n}", display_name=name[:24], email=f"h{n}@example.com")
         for n, name in enumerate(HOSTILE)
@@ -64,8 +108,6 @@ def test_a_list_with_hostile_names_exports_them_as_text(administrator: User, cli
     response = _export(
         client, url, "player list for the fraud review", _selected_action=ids, select_across="0"
     )
-    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")  # type: ignore[index]
-    assert response["Content-Disposition"].startswith('attachment; filename="users-')  # type: ignore[index]
     rows = _rows(response)
     header, body = rows[0], rows[1:]
     assert header[:3] == ["username", "display name", "email address"] and "may play?" in header
@@ -82,7 +124,9 @@ def test_a_list_with_hostile_names_exports_them_as_text(administrator: User, cli
     assert "username" in entry.after["columns"] and entry.object_repr == "users (CSV export)"
 
 
-def test_all_matching_rows_follow_the_lists_search(support: User, client_for: ClientFor) -> None:
+def test_all_matching_rows_follow_the_lists_search(
+    support: User, client_for: ClientFor, sent: list[Any]
+) -> None:
     for n in range(7):
         User.objects.create_user(f"ravi{n}")
     User.objects.create_user("asha")
@@ -101,7 +145,9 @@ def test_all_matching_rows_follow_the_lists_search(support: User, client_for: Cl
     assert entry.after["chosen"] == "all matching the list" and entry.after["filters"] == "q=ravi"
 
 
-def test_an_export_needs_a_reason_and_the_lists_view_permission(support: User, client_for: ClientFor) -> None:
+def test_an_export_needs_a_reason_and_the_lists_view_permission(
+    support: User, client_for: ClientFor, sent: list[Any]
+) -> None:
     asha = User.objects.create_user("asha")
     url = reverse("admin:accounts_user_changelist")
     response = _export(client_for(support), url, "", _selected_action=[asha.pk], select_across="0")
@@ -117,6 +163,7 @@ def test_an_export_needs_a_reason_and_the_lists_view_permission(support: User, c
         == 403
     )
     assert not StaffAction.objects.filter(verb="export_csv").exists()
+    assert not ExportJob.objects.exists() and not sent
 
 
 def test_the_action_is_offered_on_every_list_its_viewer_may_view(administrator: User, support: User) -> None:
@@ -137,3 +184,137 @@ def test_the_action_is_offered_on_every_list_its_viewer_may_view(administrator: 
             and "wallet.LedgerTransaction" in viewed
             and "staff.StaffAction" in viewed
         )
+
+
+# ---------------------------------------------------------------- issue 39: exports off the web process
+def test_the_request_answers_at_once_and_only_queues_the_export(
+    support: User, client_for: ClientFor, sent: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    """The web side writes no file: it records the export, queues a job and sends its task."""
+    for n in range(3):
+        User.objects.create_user(f"ravi{n}")
+    client = client_for(support)
+    with django_capture_on_commit_callbacks(execute=True):  # the task goes once the request commits
+        response = _export(
+            client,
+            reverse("admin:accounts_user_changelist") + "?q=ravi",
+            "weekly review",
+            select_across="1",
+            _selected_action=[User.objects.get(username="ravi0").pk],
+        )
+    assert response.status_code == 302 and response["Location"] == reverse("staff-exports")
+    job = ExportJob.objects.get()
+    assert job.status == ExportJob.Status.QUEUED and job.requested_by == support
+    assert job.rows_total == 3 and job.rows_written == 0 and job.file == "" and job.query == "q=ravi"
+    assert sent == [(export.RUN_EXPORT, (job.pk,))]
+    exports_dir = Path(export_job.storage().location)
+    assert not exports_dir.exists() or not any(exports_dir.iterdir())
+    assert StaffAction.objects.filter(verb="export_csv").count() == 1
+    page = client.get(reverse("staff-exports")).content.decode()
+    assert f'id="export-{job.pk}"' in page and "Waiting for the exports worker" in page
+    assert 'http-equiv="refresh"' in page  # follows the job while it is not done
+
+
+def test_only_the_staff_member_who_asked_and_superusers_may_download(
+    support: User, administrator: User, client_for: ClientFor, sent: list[Any]
+) -> None:
+    User.objects.create_user("asha", display_name="=cmd")
+    mine = client_for(support)
+    _export(mine, reverse("admin:accounts_user_changelist"), "check", select_across="1", _selected_action=[1])
+    job = _run_latest()
+    url = reverse("staff-export-download", args=[job.pk])
+    assert f'href="{url}"' in mine.get(reverse("staff-exports")).content.decode()
+    response = mine.get(url)
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    assert response["Content-Disposition"].startswith('attachment; filename="users-')
+    body = b"".join(response.streaming_content).decode()
+    assert '"\'=cmd"' in body
+    # another staff member (an administrator, not a superuser) neither sees it listed nor gets it
+    other = client_for(administrator)
+    assert f'id="export-{job.pk}"' not in other.get(reverse("staff-exports")).content.decode()
+    assert other.get(url).status_code == 403
+    boss = User.objects.create_superuser("root", password="x-root-2026")
+    assert client_for(boss).get(url).status_code == 200
+    downloads = StaffAction.objects.filter(verb="download_export")
+    assert [d.actor for d in downloads.order_by("id")] == [support, boss]
+
+
+def test_an_export_above_the_cap_is_refused_before_anything_is_queued(
+    support: User, client_for: ClientFor, sent: list[Any], settings: Any
+) -> None:
+    settings.EXPORT_MAX_ROWS = 2
+    for n in range(3):
+        User.objects.create_user(f"ravi{n}")
+    response = _export(
+        client_for(support),
+        reverse("admin:accounts_user_changelist"),
+        "all",
+        select_across="1",
+        _selected_action=[1],
+    )
+    assert response.status_code == 200 and "more than an export may hold (2)" in response.content.decode()
+    assert not ExportJob.objects.exists() and not sent
+
+
+def test_the_worker_refuses_a_list_its_asker_may_no_longer_view(
+    support: User, client_for: ClientFor, sent: list[Any]
+) -> None:
+    User.objects.create_user("asha")
+    _export(
+        client_for(support),
+        reverse("admin:accounts_user_changelist"),
+        "x",
+        select_across="1",
+        _selected_action=[1],
+    )
+    support.groups.clear()
+    job = _run_latest()
+    assert job.status == ExportJob.Status.REFUSED and not job.file
+
+
+def _bulk_users(count: int, start: int = 0) -> None:
+    User.objects.bulk_create(
+        [
+            User(username=f"p{n:06d}", display_name=f"=player {n}", email=f"p{n}@example.com")
+            for n in range(start, start + count)
+        ]
+    )
+
+
+def _peak_of_export(client: Client) -> tuple[int, ExportJob]:
+    """The peak traced memory while the worker writes the whole users list."""
+    import tracemalloc
+
+    _export(
+        client, reverse("admin:accounts_user_changelist"), "size", select_across="1", _selected_action=[1]
+    )
+    job = ExportJob.objects.latest("id")
+    tracemalloc.start()
+    try:
+        export_job.run(job.pk)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    job.refresh_from_db()
+    return peak, job
+
+
+def test_the_workers_memory_does_not_grow_with_the_list(
+    administrator: User, client_for: ClientFor, sent: list[Any], settings: Any
+) -> None:
+    """N rows and 10 N rows, read EXPORT_CHUNK_ROWS at a time: the peak stays about the same
+    (a list built whole would need about ten times as much)."""
+    settings.EXPORT_CHUNK_ROWS = 100
+    client = client_for(administrator)
+    n = 300
+    _bulk_users(20)
+    _peak_of_export(client)  # warm: imports, templates, the admin's first changelist
+    _bulk_users(n - 20, start=20)
+    small, job = _peak_of_export(client)
+    assert job.status == ExportJob.Status.DONE and job.rows_written == User.objects.count()
+    _bulk_users(9 * n, start=n)
+    large, job = _peak_of_export(client)
+    assert job.status == ExportJob.Status.DONE and job.rows_written == User.objects.count() >= 10 * n
+    rows = _file_rows(job)
+    assert len(rows) == job.rows_written + 1 and all(r[1].startswith("'=player") for r in rows[1:] if r[1])
+    assert large < 2 * small, (small, large)

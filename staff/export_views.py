@@ -1,0 +1,64 @@
+"""The exports page (``/admin/exports/``): each staff member's exports with their progress, and
+the finished file, served to whoever asked for it and to superusers only, each download recorded."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+
+from staff import audit
+from staff.export_job import storage
+from staff.models import ExportJob
+
+#: The page looks again this often while an export is waiting or being written (no script).
+REFRESH_SECONDS = 2
+SHOWN = 50
+
+
+def exports(request: HttpRequest) -> HttpResponse:
+    """The staff member's latest exports (a superuser sees everyone's)."""
+    jobs = ExportJob.objects.select_related("requested_by")
+    if not request.user.is_superuser:
+        jobs = jobs.filter(requested_by=request.user)
+    shown = list(jobs[:SHOWN])
+    busy = any(j.status in (ExportJob.Status.QUEUED, ExportJob.Status.RUNNING) for j in shown)
+    context = {
+        **admin.site.each_context(request),
+        "title": "Exports",
+        "jobs": shown,
+        "refresh": REFRESH_SECONDS if busy else None,
+    }
+    return TemplateResponse(request, "admin/staff/exports.html", context)
+
+
+def download(request: HttpRequest, pk: int) -> FileResponse:
+    """The finished file, to the staff member who asked for it or a superuser; recorded."""
+    job = get_object_or_404(ExportJob, pk=pk)
+    if job.requested_by_id != request.user.pk and not request.user.is_superuser:
+        raise PermissionDenied
+    if job.status != ExportJob.Status.DONE or not job.file:
+        raise Http404("this export has no file (not finished, or expired)")
+    audit.record(
+        staff=request.user,
+        action="download_export",
+        target=job,
+        reason=job.reason,
+        kind=audit.Action.ACCESS,
+        after={"list": job.list_name, "rows": job.rows_written, "file": job.file},
+        label=f"{job.list_name} (CSV export {job.pk})",
+        remote_addr=request.META.get("REMOTE_ADDR") or None,
+    )
+    name = job.file.split("/")[-1].split("-", 1)[-1]  # without the id the storage name starts with
+    return FileResponse(
+        storage().open(job.file, "rb"),
+        as_attachment=True,
+        filename=name,
+        content_type="text/csv; charset=utf-8",
+    )
+
+
+exports_view = admin.site.admin_view(exports)
+download_view = admin.site.admin_view(download)
