@@ -11,17 +11,29 @@
 
 The cache is Redis with ``REDIS_URL`` (shared by every process); without it the worker and the
 sweep run inside the web process (``rummy_site.embedded_worker``), whose memory cache they share.
+
+A load balancer's probe gives up after a second or two, so the answer comes within
+``HEALTH_DEADLINE_SECONDS`` whatever is down or hung: each check has short timeouts of its own
+(a connection of its own to the database, never the pool's, with ``connect_timeout`` and a
+``statement_timeout``; Redis and the heartbeats' cache with socket timeouts, the ``health`` cache)
+and all run at once in threads; one that has not answered by the deadline is reported down (or
+away) and left to end on its own timeouts.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import BaseCache, cache, caches
+from django.core.cache.backends.base import InvalidCacheBackendError
 from django.db import connection
 
 from tables.heartbeat import SWEEP_KEY, WORKER_KEY, sweep_ran, worker_beat
@@ -31,11 +43,22 @@ __all__ = ["report", "sweep_ran", "worker_beat"]
 logger = logging.getLogger(__name__)
 
 OK, AWAY, DOWN, UNUSED = "ok", "away", "down", "not used"
+#: Checks run here, so that a hung one holds a thread of its own, never the request's.
+_checks = ThreadPoolExecutor(max_workers=8, thread_name_prefix="healthz")
+
+
+def _heartbeats() -> BaseCache:
+    """The cache the heartbeats are in, through the ``health`` alias (short socket timeouts) when
+    the settings have it, else the default one."""
+    try:
+        return caches["health"]
+    except InvalidCacheBackendError:
+        return cache
 
 
 def _age(key: str, stale_after: float, now: float) -> dict[str, Any]:
     try:
-        at = cache.get(key)
+        at = _heartbeats().get(key)
     except Exception as exc:
         return {"state": AWAY, "detail": f"cannot read its heartbeat: {type(exc).__name__}"}
     if at is None:
@@ -49,10 +72,34 @@ def _age(key: str, stale_after: float, now: float) -> dict[str, Any]:
     }
 
 
+def _select_one() -> None:
+    """``SELECT 1`` on a connection of its own with short timeouts: the site's connection or pool
+    would wait out the pool's timeout or the system's TCP one."""
+    timeout = float(settings.HEALTH_DEADLINE_SECONDS)
+    if connection.vendor == "sqlite":
+        db = sqlite3.connect(str(connection.settings_dict["NAME"]), timeout=timeout)
+        try:
+            db.execute("SELECT 1").fetchone()
+        finally:
+            db.close()
+        return
+    import psycopg
+
+    params = {
+        k: v
+        for k, v in connection.get_connection_params().items()
+        if k not in ("cursor_factory", "context", "prepare_threshold", "pool")
+    }
+    ms = max(1, int(timeout * 1000))
+    params["options"] = f"{params.get('options', '')} -c statement_timeout={ms}".strip()
+    # libpq's least connect_timeout is 2 s: the deadline (report) answers before it
+    with psycopg.connect(**params, connect_timeout=2, autocommit=True) as db:
+        db.execute("SELECT 1").fetchone()
+
+
 def _database() -> dict[str, Any]:
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        _select_one()
     except Exception as exc:
         return {"state": DOWN, "vendor": connection.vendor, "detail": type(exc).__name__}
     return {"state": OK, "vendor": connection.vendor}
@@ -64,7 +111,8 @@ def _redis() -> dict[str, Any]:
         return {"state": UNUSED}
     import redis
 
-    client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    timeout = float(settings.HEALTH_DEADLINE_SECONDS)
+    client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
     try:
         client.ping()
     except Exception as exc:
@@ -75,13 +123,26 @@ def _redis() -> dict[str, Any]:
 
 
 def report(now: float | None = None) -> tuple[bool, dict[str, Any]]:
-    """(healthy, each part's state): healthy when none is down or away."""
+    """(healthy, each part's state) within ``HEALTH_DEADLINE_SECONDS``: healthy when none is down
+    or away; a check without an answer by then is down (the database, Redis) or away (the
+    heartbeats)."""
     now = now if now is not None else time.time()
-    checks = {
-        "database": _database(),
-        "redis": _redis(),
-        "worker": _age(WORKER_KEY, float(settings.HEALTH_WORKER_STALE_SECONDS), now),
-        "beat": _age(SWEEP_KEY, float(settings.HEALTH_BEAT_STALE_SECONDS), now),
+    deadline = float(settings.HEALTH_DEADLINE_SECONDS)
+    started = time.monotonic()
+    parts: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
+        "database": (_database, DOWN),
+        "redis": (_redis, DOWN),
+        "worker": (lambda: _age(WORKER_KEY, float(settings.HEALTH_WORKER_STALE_SECONDS), now), AWAY),
+        "beat": (lambda: _age(SWEEP_KEY, float(settings.HEALTH_BEAT_STALE_SECONDS), now), AWAY),
     }
+    running = {name: _checks.submit(check) for name, (check, _) in parts.items()}
+    checks: dict[str, Any] = {}
+    for name, future in running.items():
+        try:
+            checks[name] = future.result(timeout=max(0.0, deadline - (time.monotonic() - started)))
+        except FutureTimeout:
+            checks[name] = {"state": parts[name][1], "detail": f"no answer within {deadline:g} s"}
+        except Exception as exc:  # a check that broke says so, and the others still answer
+            checks[name] = {"state": parts[name][1], "detail": type(exc).__name__}
     healthy = all(c["state"] in (OK, UNUSED) for c in checks.values())
     return healthy, checks

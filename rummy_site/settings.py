@@ -93,6 +93,8 @@ EXPORT_KEEP_HOURS = _int("EXPORT_KEEP_HOURS", 72)
 HEALTH_HEARTBEAT_SECONDS = _int("HEALTH_HEARTBEAT_SECONDS", 10)
 HEALTH_WORKER_STALE_SECONDS = _int("HEALTH_WORKER_STALE_SECONDS", 30)
 HEALTH_BEAT_STALE_SECONDS = _int("HEALTH_BEAT_STALE_SECONDS", max(30, 6 * CELERY_SWEEP_SECONDS))
+#: /healthz answers within this many seconds whatever is down or hung (rummy_site/health.py).
+HEALTH_DEADLINE_SECONDS = float(os.environ.get("HEALTH_DEADLINE_SECONDS") or 0.8)
 #: A running game whose last event is older than this many minutes is listed as stuck on the dashboard.
 STUCK_GAME_MINUTES = _int("STUCK_GAME_MINUTES", 15)
 #: When the nightly full ledger check runs, in the operator's time zone ("HH:MM").
@@ -441,7 +443,18 @@ CHANNEL_LAYERS = channel_layers(REDIS_URL, CHANNEL_LAYER, CHANNEL_REDIS_URLS)
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     if REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # the same store, read by /healthz with socket timeouts of its own (rummy_site/health.py)
+    "health": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {
+            "socket_connect_timeout": HEALTH_DEADLINE_SECONDS,
+            "socket_timeout": HEALTH_DEADLINE_SECONDS,
+        },
+    }
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
 }
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,11 @@ consumer step writes its heartbeat, beat's sweep its time, and /healthz follows.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +149,93 @@ def test_a_worker_without_beat_is_healthy_itself_but_beat_is_reported_away(
             assert wait_until(lambda: _health(client)[1]["worker"]["last_seen"] != first, timeout=10)
         finally:
             worker.stop()
+
+
+# ---------------------------------------------------------------- issue 39: an answer within a second
+#: The test's own ceiling, far above the deadline (a busy machine), only to catch a wait for the
+#: pool's or the system's timeout; bench/healthz_bench.py prints the real figures.
+CEILING_SECONDS = 5.0
+
+
+@contextmanager
+def silent_server() -> Iterator[int]:
+    """A port that takes connections and never answers (a hung server, not a closed port)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        yield listener.getsockname()[1]
+
+
+def _timed(client: Client) -> tuple[int, dict[str, Any], float]:
+    started = time.monotonic()
+    status, body = _health(client)
+    return status, body, time.monotonic() - started
+
+
+@pytest.mark.postgres
+@override_settings(**NO_REDIS)
+def test_503_at_once_when_the_database_is_on_a_closed_port(
+    require_postgres: None, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import connection
+
+    cache.clear()
+    health.worker_beat()
+    health.sweep_ran()
+    with monkeypatch.context() as m:  # undone before the test's database is emptied
+        m.setitem(connection.settings_dict, "HOST", "127.0.0.1")
+        m.setitem(connection.settings_dict, "PORT", "1")  # nothing listens on port 1
+        status, body, seconds = _timed(client)
+    assert status == 503 and body["ok"] is False and seconds < CEILING_SECONDS, seconds
+    assert body["database"]["state"] == "down" and body["database"]["vendor"] == "postgresql"
+    assert body["worker"]["state"] == "ok" and body["beat"]["state"] == "ok"
+    assert body["redis"]["state"] == "not used"
+
+
+@pytest.mark.postgres
+@override_settings(**NO_REDIS, HEALTH_DEADLINE_SECONDS=0.8)
+def test_503_by_the_deadline_when_the_database_never_answers(
+    require_postgres: None, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that accepts and then says nothing: libpq would wait at least 2 s, the pool its own
+    timeout; the answer comes at the deadline, the database reported down without an answer."""
+    from django.db import connection
+
+    cache.clear()
+    health.worker_beat()
+    health.sweep_ran()
+    with silent_server() as port, monkeypatch.context() as m:
+        m.setitem(connection.settings_dict, "HOST", "127.0.0.1")
+        m.setitem(connection.settings_dict, "PORT", str(port))
+        status, body, seconds = _timed(client)
+    assert status == 503 and seconds < CEILING_SECONDS, seconds
+    assert body["database"] == {"state": "down", "detail": "no answer within 0.8 s"}
+    assert body["worker"]["state"] == "ok" and body["beat"]["state"] == "ok"
+
+
+@pytest.mark.parametrize("hung", [False, True], ids=["closed-port", "silent-server"])
+def test_503_in_time_when_redis_is_closed_or_hung(client: Client, hung: bool) -> None:
+    """Redis down or hung: Redis is down and the heartbeats kept in it unread (worker and beat
+    away), the database still ok, all within the ceiling."""
+    with contextlib.ExitStack() as stack:
+        port = stack.enter_context(silent_server()) if hung else 1
+        dead = f"redis://127.0.0.1:{port}/0"
+        timeouts = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+        stack.enter_context(
+            override_settings(
+                REDIS_URL=dead,
+                CACHES={
+                    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": dead},
+                    "health": {
+                        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                        "LOCATION": dead,
+                        "OPTIONS": timeouts,
+                    },
+                },
+            )
+        )
+        status, body, seconds = _timed(client)
+    assert status == 503 and seconds < CEILING_SECONDS, seconds
+    assert set(body) == {"ok", "database", "redis", "worker", "beat"}
+    assert body["redis"]["state"] == "down" and body["database"]["state"] == "ok"
+    assert body["worker"]["state"] == "away" and body["beat"]["state"] == "away"
