@@ -105,6 +105,13 @@ SIGNUP_BONUS_CHIPS = _int("SIGNUP_BONUS_CHIPS", 1000)
 EMAIL_CONFIRM_DAYS = _int("EMAIL_CONFIRM_DAYS", 7)
 DAILY_TOPUP_CHIPS = _int("DAILY_TOPUP_CHIPS", 500)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+#: ``json`` (one object a line, the default without DEBUG) or ``text`` (readable, the default with it).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json").strip().lower()
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured("LOG_FORMAT must be json or text")
+#: One log line for each table action (its kind, outcome and latency); what it costs a Daphne:
+#: bench/log_line_bench.py.
+LOG_TABLE_ACTIONS = _bool("LOG_TABLE_ACTIONS", True)
 #: Money controls on staff wallet adjustments (docs/staff.md). An adjustment waits for a second
 #: administrator when it, together with what the same staff member adjusted in the last
 #: ADJUSTMENT_APPROVAL_WINDOW_HOURS, comes to more than ADJUSTMENT_APPROVAL_ABOVE_RUPEES (so splitting
@@ -217,6 +224,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: the request id and the one log line of every request, refused ones included (rummy_site/requestlog.py)
+    "rummy_site.requestlog.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "rummy_site.csp.SiteCSPMiddleware",
     "rummy_site.nul_bytes.RefuseNulBytesMiddleware",
@@ -548,9 +557,41 @@ SPECTACULAR_SETTINGS = {
 # ---------------------------------------------------------------------------
 # LOGGING
 # ---------------------------------------------------------------------------
+# One JSON object a line on standard error from every process (Daphne, the Celery worker and beat,
+# management commands): time, level, logger, message, and the request, user, table and game ids
+# where known (sitelog.context). LOG_FORMAT=text writes the same fields readably (the default with
+# DEBUG). docs/operations.md, "Logs".
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "context": {"()": "sitelog.formatters.ContextFilter"},
+        "refusals": {"()": "rummy_site.requestlog.RefusalFilter"},
+    },
+    "formatters": {
+        "json": {"()": "sitelog.formatters.JsonFormatter"},
+        "text": {"()": "sitelog.formatters.TextFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["refusals", "context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # Django's own handlers for these (mail_admins, runserver's console) are replaced by the root's
+    "loggers": {
+        "django": {"handlers": [], "level": LOG_LEVEL, "propagate": True},
+        "django.server": {"handlers": [], "propagate": True},
+        # each table action's line (tables/consumers.py): LOG_TABLE_ACTIONS=0 drops them
+        "tables.actions": {"level": LOG_LEVEL if LOG_TABLE_ACTIONS else "WARNING"},
+    },
 }
+
+# Error tracking: sentry-sdk when SENTRY_DSN is set, nothing (and no network) otherwise.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "").strip()
+if SENTRY_DSN:
+    from rummy_site.errortracking import init_sentry
+
+    init_sentry(SENTRY_DSN, environment=os.environ.get("SENTRY_ENVIRONMENT", "production"))

@@ -13,6 +13,7 @@ import collections
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,8 +26,10 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from accounts import play
+from game_engine.actions import PLAYER_ACTIONS
 from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
+from sitelog import context as logcontext
 from tables import (
     dbthreads,
     lobbyfeed,
@@ -47,6 +50,8 @@ from tables.models import PoolGame, Table
 from tables.notify import table_group
 
 logger = logging.getLogger(__name__)
+#: One line for each table action: its kind, outcome and latency (docs/operations.md, "Logs").
+action_logger = logging.getLogger("tables.actions")
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNKNOWN_TABLE = 4404
 
@@ -108,6 +113,8 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """
 
     user: Any = None
+    #: When the frame being handled arrived (``time.perf_counter``).
+    arrived: float = 0.0
     #: The session this socket logged in with: every action checks it still logs the user in.
     session_key: str = ""
     closing: bool = False
@@ -197,6 +204,9 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         if self.closing:
             return  # the rest of a flood, after the close
+        self.arrived = (
+            time.perf_counter()
+        )  # an action's latency counts from here (TableConsumer.handle_action)
         if not self.rate.allow():
             if self.rate.flooding:
                 self.closing = True
@@ -327,7 +337,12 @@ class TableConsumer(_Consumer):
         elif kind == "ping":
             await self.send_json(Pong(version=self.version).wire())
         elif kind == "action":
-            await self.handle_action(content)
+            # every line written while the action is played names its user, table and game
+            previous = logcontext.bind(user_id=self.user.pk, table_id=self.table_id, game_id=self.game_id)
+            try:
+                await self.handle_action(content)
+            finally:
+                logcontext.restore(previous)
         elif kind == "evaluate":
             await self.send_json(self.evaluate(content))
         elif kind == "quick":
@@ -405,6 +420,29 @@ class TableConsumer(_Consumer):
                 "error": error_payload("unavailable", "the game could not be reached; send the action again"),
             }
         await self.send_json(Result(request_id=request_id, **answer).wire())
+        self.log_action(content, request_id, answer)
+
+    def log_action(self, content: dict[str, Any], request_id: str | None, answer: dict[str, Any]) -> None:
+        """The action's one line: kind, outcome, and its latency from the frame's arrival to its answer."""
+        if not action_logger.isEnabledFor(logging.INFO):
+            return
+        raw = content.get("action")
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        fields: dict[str, Any] = {
+            "action": kind if isinstance(kind, str) and kind in PLAYER_ACTIONS else "unknown",
+            "request_id": request_id,
+            "ok": bool(answer.get("ok")),
+            "latency_ms": round((time.perf_counter() - self.arrived) * 1000, 2),
+            "seat": self.seat,
+        }
+        if not answer.get("ok"):
+            fields["error"] = (answer.get("error") or {}).get("code")
+        action_logger.info(
+            "action %s %s",
+            fields["action"],
+            "ok" if fields["ok"] else f"refused ({fields.get('error')})",
+            extra=fields,
+        )
 
     # ------------------------------------------------------------------ server -> client
     async def table_changed(self, event: dict[str, Any]) -> None:

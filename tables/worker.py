@@ -11,6 +11,8 @@ import os
 
 from celery import Celery
 
+from tables import tasklog  # noqa: F401  (the site's log format in the worker and beat; each task's ids)
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")
 
 app = Celery("rummy_site")

@@ -27,6 +27,7 @@ this test in one checkout at once would write the same files.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import secrets
@@ -530,14 +531,18 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     # every Daphne named in nginx's upstream answers through it (round robin)
     for _ in range(4 * len(site.daphnes)):
         assert https_get(f"{site.url}/healthz", site.cafile)[0] == 200
-        if all(d.wait_for('"GET /healthz" 200', 0.5) for d in site.daphnes):
+        if all(d.wait_for('"message":"GET /healthz 200"', 0.5) for d in site.daphnes):
             break
-    assert all(d.count('"GET /healthz" 200') for d in site.daphnes), "a Daphne got no /healthz through nginx"
+    assert all(d.count('"message":"GET /healthz 200"') for d in site.daphnes), (
+        "a Daphne got no /healthz through nginx"
+    )
     # the client's address is nginx's peer, not what the client claims: X-Forwarded-For is replaced
     # (Daphne takes its first address); port 0 shows that it came from that header
     assert https_get(f"{site.url}/rules/", site.cafile, {"X-Forwarded-For": "203.0.113.7"})[0] == 200
-    (line,) = wait_until(lambda: site.daphne_lines('"GET /rules/"'), "the request in Daphne's log", timeout=5)
-    assert line.startswith("127.0.0.1:0 "), line
+    (line,) = wait_until(
+        lambda: site.daphne_lines('"path":"/rules/"'), "the request in Daphne's log", timeout=5
+    )
+    assert json.loads(line)["client"] == "127.0.0.1:0", line
     # plain http is sent to https
     conn = http.client.HTTPConnection("127.0.0.1", site.http_port, timeout=5)
     conn.request("GET", "/accounts/login/", headers={"Host": HOST})

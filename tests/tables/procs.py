@@ -10,6 +10,7 @@ children in ``finally``.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -190,6 +191,20 @@ class Proc:
         """The output lines that contain every one of ``texts``."""
         with self._lock:
             return [line for line in self.lines if all(t in line for t in texts)]
+
+    def messages(self, *texts: str) -> list[str]:
+        """The log messages that contain every one of ``texts``: the ``message`` of each JSON line
+        (the site's log format, docs/operations.md), other lines (a banner, a traceback) as they are."""
+        found = []
+        for line in self.matching(*texts):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            text = record.get("message", line) if isinstance(record, dict) else line
+            if all(t in text for t in texts):
+                found.append(text)
+        return found
 
     def count(self, text: str) -> int:
         with self._lock:

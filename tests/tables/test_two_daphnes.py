@@ -191,10 +191,10 @@ def test_two_players_on_two_daphnes_play_a_game_to_the_end(redis_db: str, tmp_pa
         # the worker dealt the next deals (the timers of the pause between deals)
         worker = procs[0]
         timers = [
-            line for line in worker.matching("enforce_deadline", "succeeded") if line.endswith(": True")
+            line for line in worker.messages("enforce_deadline", "succeeded") if line.endswith(": True")
         ]
         sweeps = [
-            line for line in worker.matching("sweep_deadlines", "succeeded") if not line.endswith(": 0")
+            line for line in worker.messages("sweep_deadlines", "succeeded") if not line.endswith(": 0")
         ]
         assert len(timers) + len(sweeps) >= 5, worker.tail()
     finally:

@@ -156,7 +156,7 @@ def test_a_deadline_that_came_due_while_the_worker_was_down_is_enforced_after_a_
         enforced = wait_until(
             lambda: any(
                 line.rstrip().endswith((": 1", ": True"))
-                for line in second.matching("succeeded")
+                for line in second.messages("succeeded")
                 if "sweep_deadlines" in line or "enforce_deadline" in line
             ),
             timeout=10,

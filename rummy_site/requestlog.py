@@ -1,0 +1,116 @@
+"""One log line for each HTTP request, with its request id, user, status and latency.
+
+``RequestLogMiddleware`` (first in ``MIDDLEWARE``) takes the request id from an incoming
+``X-Request-ID`` when it is well formed (a proxy's, a client's), makes one otherwise, binds it
+for every line written while the request is served (``sitelog.context``) and sends it back in
+the response's ``X-Request-ID``. The user's id is bound once authentication has run (``process_view``).
+
+A refused request (400, 403, 404, 429...) is that one line too. Django logs each of them a
+second time on ``django.request`` (or ``django.security`` for a suspicious one), and a 403 from
+``PermissionDenied`` with the whole traceback, since ``log_response`` passes the exception as
+``exc_info``. ``RefusalFilter`` drops those records for requests this middleware logs, keeping
+their text as the line's ``reason``. Server errors (5xx) keep Django's record with its traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.functional import empty
+
+from sitelog import context
+
+logger = logging.getLogger("rummy_site.requests")
+
+HEADER = "X-Request-ID"
+_LOGGED = "_sitelog_logged"  # set on a request this middleware will log
+_REASON = "_sitelog_reason"
+
+
+class RequestLogMiddleware:
+    """Binds the request id, answers with it, and logs the request once it is answered."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        request_id = context.request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
+        request.request_id = request_id  # type: ignore[attr-defined]
+        setattr(request, _LOGGED, True)
+        previous = context.snapshot()  # process_view binds the user too
+        context.bind(request_id=request_id)
+        try:
+            response = self.get_response(request)
+            response[HEADER] = request_id
+            _log(request, response.status_code, started)
+            return response
+        finally:
+            context.restore(previous)
+
+    def process_view(self, request: HttpRequest, *args: Any) -> None:
+        user_id = _user_id(request)
+        if user_id is not None:
+            context.bind(user_id=user_id)
+
+
+def _user_id(request: HttpRequest) -> int | None:
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return None
+    return int(user.pk)
+
+
+def _log(request: HttpRequest, status: int, started: float) -> None:
+    fields: dict[str, Any] = {
+        "client": _client(request),
+        "method": request.method,
+        "path": request.path,
+        "status": status,
+        "latency_ms": round((time.perf_counter() - started) * 1000, 2),
+    }
+    user_id = _resolved_user_id(request)
+    if user_id is not None:
+        fields["user_id"] = user_id
+    reason = getattr(request, _REASON, None)
+    if reason:
+        fields["reason"] = reason
+    level = logging.ERROR if status >= 500 else logging.WARNING if status >= 400 else logging.INFO
+    logger.log(level, "%s %s %s", request.method, request.path, status, extra=fields)
+
+
+def _client(request: HttpRequest) -> str:
+    """The peer as Daphne saw it, ``address:port`` (with ``--proxy-headers``, the proxy's
+    ``X-Forwarded-For``, port 0)."""
+    address, port = request.META.get("REMOTE_ADDR", ""), request.META.get("REMOTE_PORT")
+    return f"{address}:{port}" if port is not None else address
+
+
+def _resolved_user_id(request: HttpRequest) -> int | None:
+    """The user's id when authentication already looked them up: the line costs no query."""
+    user = getattr(request, "user", None)
+    wrapped = getattr(user, "_wrapped", user)
+    if wrapped is None or wrapped is empty:  # a lazy user nobody read
+        return None
+    return int(wrapped.pk) if getattr(wrapped, "is_authenticated", False) else None
+
+
+class RefusalFilter(logging.Filter):
+    """Drops Django's own record of a refused request that ``RequestLogMiddleware`` logs (see above)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(("django.request", "django.security")):
+            return True
+        request = getattr(record, "request", None)
+        status = getattr(record, "status_code", None)
+        if request is None or not getattr(request, _LOGGED, False) or status is None or status >= 500:
+            return True
+        reason = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None and str(record.exc_info[1]):
+            reason = f"{reason} ({record.exc_info[1]})"
+        setattr(request, _REASON, reason)
+        return False
