@@ -3,7 +3,8 @@
 ``RequestLogMiddleware`` (first in ``MIDDLEWARE``) takes the request id from an incoming
 ``X-Request-ID`` when it is well formed (a proxy's, a client's), makes one otherwise, binds it
 for every line written while the request is served (``sitelog.context``) and sends it back in
-the response's ``X-Request-ID``. The user's id is bound once authentication has run (``process_view``).
+the response's ``X-Request-ID``. The user's id is bound as a function that reads it once
+authentication has looked the user up (a view that never reads the user costs no query for it).
 
 A refused request (400, 403, 404, 429...) is that one line too. Django logs each of them a
 second time on ``django.request`` (or ``django.security`` for a suspicious one), and a 403 from
@@ -42,8 +43,9 @@ class RequestLogMiddleware:
         request_id = context.request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
         request.request_id = request_id  # type: ignore[attr-defined]
         setattr(request, _LOGGED, True)
-        previous = context.snapshot()  # process_view binds the user too
-        context.bind(request_id=request_id)
+        previous = context.snapshot()
+        # the user's id once authentication has looked them up: binding it costs no query
+        context.bind(request_id=request_id, user_id=lambda: _resolved_user_id(request))
         try:
             response = self.get_response(request)
             response[HEADER] = request_id
@@ -51,18 +53,6 @@ class RequestLogMiddleware:
             return response
         finally:
             context.restore(previous)
-
-    def process_view(self, request: HttpRequest, *args: Any) -> None:
-        user_id = _user_id(request)
-        if user_id is not None:
-            context.bind(user_id=user_id)
-
-
-def _user_id(request: HttpRequest) -> int | None:
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
-        return None
-    return int(user.pk)
 
 
 def _log(request: HttpRequest, status: int, started: float) -> None:
@@ -73,9 +63,6 @@ def _log(request: HttpRequest, status: int, started: float) -> None:
         "status": status,
         "latency_ms": round((time.perf_counter() - started) * 1000, 2),
     }
-    user_id = _resolved_user_id(request)
-    if user_id is not None:
-        fields["user_id"] = user_id
     reason = getattr(request, _REASON, None)
     if reason:
         fields["reason"] = reason

@@ -33,17 +33,20 @@ def request_id_from(header: str | None) -> str:
 
 
 def current() -> dict[str, Any]:
-    """The ids bound now (only those that are set)."""
+    """The ids bound now (only those that are set). An id bound as a function is read through it,
+    when a line is written (``None``: not known yet)."""
     found = {}
     for name, var in _vars.items():
         value = var.get()
+        if callable(value):
+            value = value()
         if value is not None:
             found[name] = value
     return found
 
 
 def bind(**ids: Any) -> dict[str, Any]:
-    """Bind ids (``FIELDS``); ``None`` leaves one as it is.
+    """Bind ids (``FIELDS``), each a value or a function that returns it; ``None`` leaves one as it is.
 
     Returns what they were, for ``restore``. Values are set, not reset by token: asgiref copies
     the context into the threads a request passes through and back, where a token would not

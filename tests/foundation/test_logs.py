@@ -218,3 +218,17 @@ def test_sentry_starts_only_with_a_dsn() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
     assert _run_python(probe).stdout.strip() == "False"
+
+
+@pytest.mark.django_db
+def test_the_request_line_costs_no_query_for_a_user_nobody_read(
+    lines: Lines, django_assert_num_queries: Any
+) -> None:
+    """The user's id is read only once authentication has looked them up: a page that never reads
+    the user (the favicon) is answered without the session and user queries."""
+    client = Client()
+    client.force_login(make_player("asha", chips=0))
+    with django_assert_num_queries(0):
+        assert client.get("/favicon.ico").status_code == 301  # to the static file
+    (line,) = lines.of("rummy_site.requests", path="/favicon.ico")
+    assert "user_id" not in line and line["status"] == 301
