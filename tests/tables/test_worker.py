@@ -9,6 +9,7 @@ is pending really comes back to enforce the deadline through beat's sweep.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +100,10 @@ def test_a_player_who_never_moves_misses_three_turns_and_is_middle_dropped(
         assert result is not None and result["scores"] == {str(idle_seat): 40, str(active_seat): 0}
         # and it was the worker that enforced the turns, timer by timer
         assert worker.count("Task tables.tasks.enforce_deadline") >= 3, worker.tail()
+        # each timer's lines say which game it was about, in the site's JSON format (docs/operations.md)
+        succeeded = [json.loads(line) for line in worker.matching("enforce_deadline", "succeeded")]
+        assert len(succeeded) >= 3 and all(line["game_id"] == game.pk for line in succeeded), worker.tail()
+        assert all(line["task_id"] in line["message"] for line in succeeded)
     finally:
         worker.stop()
     assert check_ledger() == []
