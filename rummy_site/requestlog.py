@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -30,6 +31,9 @@ logger = logging.getLogger("rummy_site.requests")
 HEADER = "X-Request-ID"
 _LOGGED = "_sitelog_logged"  # set on a request this middleware will log
 _REASON = "_sitelog_reason"
+_NOTES = "_sitelog_notes"
+#: The request being served, for ``RefusalFilter`` (django-axes' records do not carry it).
+_current_request: ContextVar[HttpRequest | None] = ContextVar("sitelog_request", default=None)
 
 
 class RequestLogMiddleware:
@@ -43,7 +47,8 @@ class RequestLogMiddleware:
         request_id = context.request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
         request.request_id = request_id  # type: ignore[attr-defined]
         setattr(request, _LOGGED, True)
-        previous = context.snapshot()
+        setattr(request, _NOTES, [])
+        previous, serving = context.snapshot(), _current_request.set(request)
         # the user's id once authentication has looked them up: binding it costs no query
         context.bind(request_id=request_id, user_id=lambda: _resolved_user_id(request))
         try:
@@ -53,6 +58,7 @@ class RequestLogMiddleware:
             return response
         finally:
             context.restore(previous)
+            _current_request.set(serving.old_value if serving.old_value is not Token.MISSING else None)
 
 
 def _log(request: HttpRequest, status: int, started: float) -> None:
@@ -67,6 +73,10 @@ def _log(request: HttpRequest, status: int, started: float) -> None:
     if reason:
         fields["reason"] = reason
     level = logging.ERROR if status >= 500 else logging.WARNING if status >= 400 else logging.INFO
+    notes = getattr(request, _NOTES, ())
+    if notes:
+        fields["notes"] = [message for _, message in notes]
+        level = max(level, *(noted for noted, _ in notes))
     logger.log(level, "%s %s %s", request.method, request.path, status, extra=fields)
 
 
@@ -87,9 +97,17 @@ def _resolved_user_id(request: HttpRequest) -> int | None:
 
 
 class RefusalFilter(logging.Filter):
-    """Drops Django's own record of a refused request that ``RequestLogMiddleware`` logs (see above)."""
+    """Folds what Django and django-axes say about a request into its one line (see above).
+
+    Django's own record of a refused request becomes the line's ``reason``. django-axes writes
+    three or four lines for each failed log-in, the lock-out's 429 included: its warnings (a
+    failure, a lock-out) become the line's ``notes`` (and its level), its informational lines
+    (its handler running, its clean-up) are dropped. Outside a request nothing is folded.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("axes."):
+            return self._fold_axes(record)
         if not record.name.startswith(("django.request", "django.security")):
             return True
         request = getattr(record, "request", None)
@@ -100,4 +118,13 @@ class RefusalFilter(logging.Filter):
         if record.exc_info and record.exc_info[1] is not None and str(record.exc_info[1]):
             reason = f"{reason} ({record.exc_info[1]})"
         setattr(request, _REASON, reason)
+        return False
+
+    @staticmethod
+    def _fold_axes(record: logging.LogRecord) -> bool:
+        request = _current_request.get()
+        if request is None:
+            return True
+        if record.levelno >= logging.WARNING:
+            getattr(request, _NOTES).append((record.levelno, record.getMessage()))
         return False

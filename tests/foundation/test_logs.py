@@ -232,3 +232,22 @@ def test_the_request_line_costs_no_query_for_a_user_nobody_read(
         assert client.get("/favicon.ico").status_code == 301  # to the static file
     (line,) = lines.of("rummy_site.requests", path="/favicon.ico")
     assert "user_id" not in line and line["status"] == 301
+
+
+@pytest.mark.django_db
+def test_failed_log_ins_and_the_lock_out_are_one_line_each(lines: Lines) -> None:
+    """django-axes writes three or four lines a failed log-in: its warnings become the request
+    line's notes, so the 429 of a lock-out is one line too."""
+    make_player("asha", chips=0)
+    client = Client()
+    statuses = [
+        client.post(reverse("login"), {"username": "asha", "password": "not-hers"}).status_code
+        for _ in range(settings.LOGIN_FAILURE_LIMIT + 1)
+    ]
+    assert statuses[-1] == 429 and statuses[0] == 200, statuses
+    assert [line["logger"] for line in lines.lines] == ["rummy_site.requests"] * len(statuses), lines.lines
+    assert [line["status"] for line in lines.lines] == statuses
+    first, lockout = lines.lines[0], lines.lines[-1]
+    assert first["level"] == "WARNING" and any("login failure" in note for note in first["notes"]), first
+    assert lockout["level"] == "WARNING" and any("Locking out" in note for note in lockout["notes"]), lockout
+    assert len({line["request_id"] for line in lines.lines}) == len(statuses)
