@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from contextvars import ContextVar, Token
+from contextvars import ContextVar
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -48,7 +48,8 @@ class RequestLogMiddleware:
         request.request_id = request_id  # type: ignore[attr-defined]
         setattr(request, _LOGGED, True)
         setattr(request, _NOTES, [])
-        previous, serving = context.snapshot(), _current_request.set(request)
+        previous, serving = context.snapshot(), _current_request.get()
+        _current_request.set(request)
         # the user's id once authentication has looked them up: binding it costs no query
         context.bind(request_id=request_id, user_id=lambda: _resolved_user_id(request))
         try:
@@ -58,7 +59,7 @@ class RequestLogMiddleware:
             return response
         finally:
             context.restore(previous)
-            _current_request.set(serving.old_value if serving.old_value is not Token.MISSING else None)
+            _current_request.set(serving)
 
 
 def _log(request: HttpRequest, status: int, started: float) -> None:
