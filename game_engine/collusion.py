@@ -21,9 +21,9 @@ Everything here is the engine's: ``play_table`` runs one game through ``apply``,
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from game_engine import deal as dl
 from game_engine.actions import (
@@ -211,15 +211,27 @@ def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> Actio
     return action
 
 
+P = TypeVar("P")
+#: How a seat chooses its action: (state, seat, its plan, the game's random source) -> action or None.
+Decider = Callable[[GameState, int, P, random.Random], Action | None]
+
+
 def play_table(
     rules: TableRules,
-    players: Sequence[tuple[str, Plan]],
+    players: Sequence[tuple[str, P]],
     seed: int,
     *,
     max_steps: int = 100_000,
     step_ms: int = 1_000,
+    decider: Decider[Any] | None = None,
+    observe: Callable[[list[Event]], None] | None = None,
 ) -> tuple[GameState, list[Event]]:
-    """One whole game between ``players`` (id, plan), through ``apply``: its final state and events."""
+    """One whole game between ``players`` (id, plan), through ``apply``: its final state and events.
+
+    ``decider`` replaces ``decide`` (other families of strategies, ``game_engine.schemes``);
+    ``observe`` sees each step's events as they happen (what a player at the table sees).
+    """
+    choose: Decider[Any] = decider or decide
     rng = random.Random(seed)
     state = new_game(rules, [(pid, pid) for pid, _ in players], seed, at=1_700_000_000_000)
     plans = [plan for _, plan in players]
@@ -230,7 +242,7 @@ def play_table(
             break
         acted = False
         for seat, plan in enumerate(plans):
-            action = decide(state, seat, plan, rng)
+            action = choose(state, seat, plan, rng)
             if action is None:
                 continue
             dl_ = state.deadline
@@ -240,6 +252,8 @@ def play_table(
             state, evs = apply(state, action.stamp(at=at))
             now = max(now, at)
             events.extend(evs)
+            if observe is not None:
+                observe(evs)
             acted = True
             break
         if not acted:
@@ -248,4 +262,6 @@ def play_table(
             now = max(now, dl_.at_ms)
             state, evs = apply(state, Timeout(at=now))
             events.extend(evs)
+            if observe is not None:
+                observe(evs)
     return state, events
