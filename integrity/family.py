@@ -232,6 +232,8 @@ class GroupResult:
     flow: float = 0.0  # chips from helpers to gainers, in entry fees
     flagged_at: int | None = None  # games together at the first scan that flagged the group
     flow_at_flag: float | None = None  # chips moved by then, in entry fees
+    flagged_by: list[str] = field(default_factory=list)  # the signals that named it at that scan
+    flagged_scan: int | None = None
 
 
 @dataclass
@@ -294,8 +296,12 @@ class Tracker:
                     self.named.add((a, b))
                 for g in self.pop.groups:
                     r = self.results[g.name]
-                    if r.flagged_at is None and len(users & set(g.members)) >= 2:
-                        r.flagged_at, r.flow_at_flag = r.together, r.flow
+                    if len(users & set(g.members)) < 2:
+                        continue
+                    if r.flagged_at is None:
+                        r.flagged_at, r.flow_at_flag, r.flagged_scan = r.together, r.flow, self.scans
+                    if r.flagged_scan == self.scans and signal not in r.flagged_by:
+                        r.flagged_by.append(signal)
 
     def pair_class(self, a: str, b: str) -> str | None:
         """ "honest", "friends", "colluder+other", or None for two members of one group."""
@@ -495,6 +501,15 @@ def report(results: Sequence[SeedResult]) -> list[str]:
         lines.append(f"  seed {r.seed}: " + "; ".join(cells))
         if r.flagged_pairs.get("friends"):
             lines.append(f"    friends flagged: {', '.join('+'.join(p) for p in r.flagged_pairs['friends'])}")
+    lines.append("")
+    lines.append("Each group: games together at its first flag, by which signals:")
+    for r in results:
+        cells = [
+            f"{g.name} {g.method} {g.intensity:.0%} {g.shape}: "
+            + (f"{g.flagged_at} ({', '.join(g.flagged_by)})" if g.flagged_at is not None else "never")
+            for g in r.groups
+        ]
+        lines.append(f"  seed {r.seed}: " + "; ".join(cells))
     lines.append("")
     lines += targets(results)
     return lines

@@ -232,7 +232,7 @@ def test_the_tracker_counts_detection_chips_and_false_flags_on_a_hand_made_case(
     t.scan({"ring": [_finding("ring", ("a", "b", "g"))], "soft_play": [_finding("soft_play", ("h1", "h2"))]})
     r = t.result(1)
     [g] = r.groups
-    assert g.together == 4 and g.flagged_at == 3
+    assert g.together == 4 and g.flagged_at == 3 and g.flagged_by == ["ring"]
     assert g.flow_at_flag == pytest.approx(1.0 + 0.5 + 0.5 + 1.0)
     assert g.flow == pytest.approx(4.0)
     assert r.pairs["friends"] == [1, 1]
@@ -245,6 +245,7 @@ def test_the_tracker_counts_detection_chips_and_false_flags_on_a_hand_made_case(
     )
     lines = report([r])
     assert any("none among friends in every seed: not met" in line for line in lines)
+    assert any("c00 dump_drop 50% 2: 3 (ring)" in line for line in lines)
 
 
 def test_wilson_interval():
