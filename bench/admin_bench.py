@@ -110,6 +110,7 @@ def fill(*, players: int, games: int, seed: int = 27) -> dict[str, int]:
                 "is_bot",
                 "age_confirmed_at",
                 "terms_accepted_at",
+                "confirmed_email",
             ],
             (
                 (
@@ -127,6 +128,7 @@ def fill(*, players: int, games: int, seed: int = 27) -> dict[str, int]:
                     False,
                     joined[i - 1],
                     joined[i - 1],
+                    f"player{i:06d}@example.com",
                 )
                 for i in range(1, players + 1)
             ),
@@ -436,6 +438,7 @@ def fill(*, players: int, games: int, seed: int = 27) -> dict[str, int]:
                 "date_joined",
                 "display_name",
                 "is_bot",
+                "confirmed_email",
             ],
             (
                 (
@@ -451,6 +454,7 @@ def fill(*, players: int, games: int, seed: int = 27) -> dict[str, int]:
                     NOW - timedelta(days=500),
                     "",
                     False,
+                    f"staff{s}@example.com",
                 )
                 for s in staff_ids
             ),
