@@ -47,6 +47,12 @@ class User(AbstractUser):
                 violation_error_message=EMAIL_TAKEN,
             )
         ]
+        # the admin's users list: each filter read in its own order, never a scan (issue 39)
+        indexes = [
+            models.Index(fields=["is_staff", "username"], name="accounts_user_staff_name"),
+            models.Index(fields=["is_superuser", "username"], name="accounts_user_super_name"),
+            models.Index(fields=["is_active", "username"], name="accounts_user_active_name"),
+        ]
 
 
 class Suspension(models.Model):

@@ -67,6 +67,12 @@ class StaffAction(AbstractLogEntry):
 
     class Meta(AbstractLogEntry.Meta):
         ordering = ["-timestamp", "-id"]
+        # the admin's filters (who, what), newest first (issue 39)
+        indexes = [
+            models.Index(fields=["actor", "-timestamp", "-id"], name="staff_action_actor_recent"),
+            models.Index(fields=["verb", "-timestamp", "-id"], name="staff_action_verb_recent"),
+            models.Index(fields=["action", "-timestamp", "-id"], name="staff_action_kind_recent"),
+        ]
         verbose_name = "staff action"
         verbose_name_plural = "staff actions"
         permissions = [

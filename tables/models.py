@@ -187,6 +187,8 @@ class PoolGame(models.Model):
                 condition=models.Q(status__in=["waiting", "running"]),
                 name="tables_game_open",
             ),
+            # the admin's status filter, newest first (issue 39)
+            models.Index(fields=["status", "-id"], name="tables_game_status_recent"),
         ]
 
     def __str__(self) -> str:
@@ -269,7 +271,11 @@ class GameEvent(models.Model):
     class Meta:
         ordering = ["game_id", "seq"]
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_order_unique")]
-        indexes = [models.Index(fields=["game", "version"])]
+        indexes = [
+            models.Index(fields=["game", "version"]),
+            # the admin's type filter, newest first (issue 39)
+            models.Index(fields=["type", "-id"], name="tables_event_type_recent"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.type} @{self.version}"

@@ -72,6 +72,8 @@ class Account(models.Model):
                 name="wallet_account_user_iff_wallet",
             ),
         ]
+        # the admin's kind filter, newest first, read by index (issue 39)
+        indexes = [models.Index(fields=["kind", "-id"], name="wallet_account_kind_recent")]
         permissions = [("adjust_balance", "Can credit or debit a player's wallet")]
 
     def __str__(self) -> str:
@@ -147,6 +149,8 @@ class LedgerTransaction(AppendOnlyModel):
 
     class Meta:
         verbose_name = "ledger transaction"
+        # the admin's kind filter, newest first, read by index (issue 39)
+        indexes = [models.Index(fields=["kind", "-id"], name="wallet_tx_kind_recent")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.kind} {self.idempotency_key}"
