@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.core.paginator import Paginator
-from django.db import connection
 from django.http import HttpRequest
-from django.utils.functional import cached_property
+
+from accounts.admin_paging import EstimatedCountPaginator, SeekChangeList
 
 
 class ReadOnlyMixin:
@@ -35,37 +34,14 @@ class ReadOnlyTabularInline(ReadOnlyMixin, admin.TabularInline):  # type: ignore
     can_delete = False
 
 
-#: Tables at least this big (by PostgreSQL's estimate) are not counted row by row on an unfiltered list.
-ESTIMATE_ABOVE = 100_000
-
-
-class EstimatedCountPaginator(Paginator):
-    """An admin list's paginator that does not count a big table row by row (issue 27).
-
-    An unfiltered list of a big table (the ledger, the event log) would run ``COUNT(*)`` over
-    every row on each load; on PostgreSQL it takes the planner's estimate of the table's rows
-    (``pg_class.reltuples``, kept by autovacuum) instead, once that passes ``ESTIMATE_ABOVE``. A
-    filtered or searched list, and any list elsewhere, is counted exactly.
-    """
-
-    @cached_property
-    def count(self) -> int:
-        query = getattr(self.object_list, "query", None)
-        if query is not None and not query.where and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
-                    [self.object_list.model._meta.db_table],
-                )
-                row = cursor.fetchone()
-            if row and row[0] >= ESTIMATE_ABOVE:
-                return int(row[0])
-        return int(super().count)
-
-
 class BigListMixin:
-    """For the lists of tables that grow without end: no whole-table count (Django's "N total"
-    beside a filtered count is not shown, and an unfiltered count is PostgreSQL's estimate)."""
+    """For the lists of tables that grow without end (``accounts.admin_paging``): a count that
+    reads at most a capped number of rows (an estimate past it, said so), seek pages past the
+    first few, and no facet counts ("Show counts" would count every row of every filter value)."""
 
     paginator = EstimatedCountPaginator
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> Any:
+        return SeekChangeList

@@ -11,12 +11,11 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.forms import AdminPasswordChangeForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -27,7 +26,7 @@ from accounts import emailchange, play
 from accounts.admin import PlayerAdmin
 from accounts.admin_base import BigListMixin, ReadOnlyAdmin
 from accounts.models import EmailChange, PlayLimit, SelfExclusion, Suspension, User
-from staff import audit, authority, player, roles, selectors, services
+from staff import audit, authority, player, roles, selectors, services, statement
 from staff.export import export_csv
 from staff.forms import BulkTablesForm, CancelGameForm, NoteForm, ReasonForm, SuspendForm
 from staff.models import AdjustmentRequest, StaffAction, StaffNote
@@ -387,6 +386,26 @@ PLAYER_FIELDSETS = (
 )
 
 
+class RoleFilter(admin.SimpleListFilter):
+    """By role (a group), or none: each an ``EXISTS`` on the role links, where the inherited
+    "groups" filter joins them and needs ``DISTINCT`` over every account."""
+
+    title = "role"
+    parameter_name = "role"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("none", "none"), *((str(pk), name) for pk, name in Group.objects.values_list("pk", "name"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[User]) -> QuerySet[User]:
+        value = self.value()
+        links = User.groups.through.objects.filter(user_id=OuterRef("pk"))
+        if value == "none":
+            return queryset.filter(~Exists(links))
+        if value and value.isdigit():
+            return queryset.filter(Exists(links.filter(group_id=int(value))))
+        return queryset
+
+
 @admin.register(User)
 class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
     """Accounts, least privilege first (docs/staff.md, ``staff.authority``): only a superuser
@@ -394,6 +413,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
     account or one of an equal or higher role; everyone else's form has no such field at all."""
 
     list_display = ("username", "display_name", "email", "role", "play_status", "date_joined", "player_link")
+    list_filter = ("is_staff", "is_superuser", "is_active", RoleFilter)
     search_help_text = "A name, an e-mail address or an id."
     form = with_reason(UserChangeForm)
     add_form = with_reason(UserCreationForm)
@@ -451,8 +471,8 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
         page = player.player_page(
             user=target,
             viewer=request.user,
-            statement_page=request.GET.get("statement", 1),
-            games_page=request.GET.get("games", 1),
+            statement_cursor=statement.cursor_from(request.GET),
+            games_before=player.games_cursor(request.GET),
         )
         may_act = authority.may_act_on(request.user, target)
         may_adjust = request.user.has_perm(ADJUST_PERMISSION) and may_act
@@ -845,7 +865,7 @@ class StaffAccountAdmin(AccountAdmin):
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> Any:
         model_admin = self
 
-        class OwnersRead(ChangeList):
+        class OwnersRead(super().get_changelist(request, **kwargs)):  # type: ignore[misc]
             """Reads the page's account owners (and their roles) at once: no query per row."""
 
             def get_results(self, request: HttpRequest) -> None:

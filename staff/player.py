@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, Sum
+from django.db.models import Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -21,12 +21,13 @@ from accounts.models import PlayLimit, SelfExclusion, Suspension, User
 from staff import roles
 from staff.models import StaffNote
 from staff.selectors import integrity_sections
+from staff.statement import StatementPage, StatementRow
+from staff.statement import statement as statement_page
 from staff.timezones import operator_zone
 from tables.models import Deal, PoolGame, Seat
-from wallet.models import Account, AccountKind, Entry
+from wallet.models import Account, AccountKind
 from wallet.money import format_money
 
-STATEMENT_PER_PAGE = 25
 GAMES_PER_PAGE = 20
 PLAYER_KINDS = (AccountKind.WALLET, AccountKind.BONUS)
 
@@ -38,88 +39,11 @@ def local(at: datetime | None) -> str:
     return f"{timezone.localtime(at, operator_zone()):%d %b %Y %H:%M}"
 
 
-@dataclass(frozen=True)
-class StatementRow:
-    at: str
-    what: str
-    memo: str
-    cash: str
-    bonus: str
-    cash_balance: str
-    bonus_balance: str
-    game_url: str | None
-    game_label: str
-    transaction_url: str
-
-
-def statement(*, user: User, accounts: dict[str, Account], page: Any) -> tuple[Page, list[StatementRow]]:  # type: ignore[type-arg]
-    """The ledger statement of ``user``'s cash and bonus accounts, newest first, one row per ledger
-    transaction on the page, with both running balances after it.
-
-    Read from the ledger's entries and their ``balance_after`` (the running balance the ledger
-    keeps), so every movement is here whatever caused it: a grant or a settlement has no
-    ``caused_by``, and nothing is found by searching memos. A row's game is the escrow account on
-    the other side of the same transaction (entry fees, refunds, settlements).
-    """
-    ids = [a.pk for a in accounts.values()]
-    entries = Entry.objects.filter(account_id__in=ids).select_related("transaction").order_by("-id")
-    paginator = Paginator(entries, STATEMENT_PER_PAGE)
-    current = paginator.get_page(page)
-    rows = list(current.object_list)
-    if not rows:
-        return current, []
-    cash_id = accounts[AccountKind.WALLET].pk if AccountKind.WALLET in accounts else None
-    # each account's balance just after the page's newest entry: its balance now, less what
-    # came after (nothing, on the first page)
-    balances = {a.pk: a.balance for a in accounts.values()}
-    if current.number > 1:
-        later = (
-            Entry.objects.filter(account_id__in=ids, id__gt=rows[0].pk)
-            .values("account_id")
-            .annotate(total=Sum("amount"))
-        )
-        for row in later:
-            balances[row["account_id"]] -= int(row["total"] or 0)
-    games = dict(
-        Entry.objects.filter(
-            transaction_id__in={e.transaction_id for e in rows}, account__kind=AccountKind.ESCROW
-        ).values_list("transaction_id", "account__ref")
-    )
-    out: list[StatementRow] = []
-    by_tx: dict[int, list[Entry]] = {}
-    order: list[int] = []
-    for entry in rows:
-        if entry.transaction_id not in by_tx:
-            order.append(entry.transaction_id)
-        by_tx.setdefault(entry.transaction_id, []).append(entry)
-    for tx_id in order:
-        legs = by_tx[tx_id]
-        tx = legs[0].transaction
-        moved = {"cash": 0, "bonus": 0}
-        shown = dict(balances)
-        for leg in legs:
-            moved["cash" if leg.account_id == cash_id else "bonus"] += leg.amount
-            shown[leg.account_id] = leg.balance_after
-            balances[leg.account_id] = leg.balance_after - leg.amount  # before this row
-        ref = games.get(tx_id, "")
-        game_id = int(ref.removeprefix("game:")) if ref.startswith("game:") else None
-        out.append(
-            StatementRow(
-                at=local(tx.created_at),
-                what=tx.get_kind_display(),
-                memo=tx.memo,
-                cash=format_money(moved["cash"]) if moved["cash"] else "",
-                bonus=format_money(moved["bonus"]) if moved["bonus"] else "",
-                cash_balance=format_money(shown.get(cash_id, 0)) if cash_id else format_money(0),
-                bonus_balance=format_money(shown.get(accounts[AccountKind.BONUS].pk, 0))
-                if AccountKind.BONUS in accounts
-                else format_money(0),
-                game_url=reverse("admin:tables_poolgame_change", args=[game_id]) if game_id else None,
-                game_label=f"game {game_id}" if game_id else "",
-                transaction_url=reverse("admin:wallet_ledgertransaction_change", args=[tx_id]),
-            )
-        )
-    return current, out
+def statement(
+    *, accounts: dict[str, Account], cursor: dict[str, Any] | None = None
+) -> tuple[StatementPage, list[StatementRow]]:
+    """The ledger statement (``staff.statement``), its times as the operator reads them."""
+    return statement_page(accounts=accounts, cursor=cursor or {}, local=local)
 
 
 def _game_outcome(game: PoolGame, seat: Seat, user_id: int) -> tuple[str, str]:
@@ -139,18 +63,38 @@ def _game_outcome(game: PoolGame, seat: Seat, user_id: int) -> tuple[str, str]:
     return "lost", ""
 
 
-def games(*, user: User, page: Any) -> tuple[Page, list[dict[str, Any]]]:  # type: ignore[type-arg]
-    """The player's games, newest first, each with the deals and the player's part in each."""
-    seats = (
-        Seat.objects.filter(user=user)
-        .select_related("game__table")
+@dataclass
+class GamesPage:
+    """Where a page of the player's games is: "older" (``games_before=<seat>``) and "newest"."""
+
+    older: str | None = None
+    first: bool = True
+
+
+def games_cursor(params: Any) -> int | None:
+    value = str(params.get("games_before") or "")
+    return int(value) if value.isdigit() and len(value) < 19 else None
+
+
+def games(*, user: User, before: int | None = None) -> tuple[GamesPage, list[dict[str, Any]]]:
+    """The player's games, newest first, each with the deals and the player's part in each: paged
+    by seek (the seats after the last one shown), so a player of many games costs one page."""
+    seats = Seat.objects.filter(user=user)
+    if before is not None:
+        pivot = Seat.objects.filter(pk=before, user=user).values_list("game_id", flat=True).first()
+        if pivot is not None:
+            seats = seats.filter(Q(game_id__lt=pivot) | Q(game_id=pivot, id__lt=before))
+    rows = list(
+        seats.select_related("game__table")
         .prefetch_related(Prefetch("game__deals", queryset=Deal.objects.order_by("number")))
-        .order_by("-game_id", "-id")
+        .order_by("-game_id", "-id")[: GAMES_PER_PAGE + 1]
     )
-    paginator = Paginator(seats, GAMES_PER_PAGE)
-    current = paginator.get_page(page)
+    where = GamesPage(first=before is None)
+    if len(rows) > GAMES_PER_PAGE:
+        rows = rows[:GAMES_PER_PAGE]
+        where.older = urlencode({"games_before": rows[-1].pk})
     out = []
-    for seat in current.object_list:
+    for seat in rows:
         game = seat.game
         outcome, paid = _game_outcome(game, seat, user.pk)
         deals = []
@@ -177,7 +121,7 @@ def games(*, user: User, page: Any) -> tuple[Page, list[dict[str, Any]]]:  # typ
                 "deals": deals,
             }
         )
-    return current, out
+    return where, out
 
 
 def _limit_words(row: PlayLimit) -> str:
@@ -224,15 +168,19 @@ def _blocked(suspensions: list[Suspension], exclusions: list[SelfExclusion], now
 
 
 def player_page(
-    *, user: User, viewer: Any = None, statement_page: Any = 1, games_page: Any = 1
+    *,
+    user: User,
+    viewer: Any = None,
+    statement_cursor: dict[str, Any] | None = None,
+    games_before: int | None = None,
 ) -> dict[str, Any]:
     """Everything the staff player page shows (``admin/staff/player.html``)."""
     now = timezone.now()
     accounts = {a.kind: a for a in Account.objects.filter(kind__in=PLAYER_KINDS, ref=f"user:{user.pk}")}
     cash = accounts[AccountKind.WALLET].balance if AccountKind.WALLET in accounts else 0
     bonus = accounts[AccountKind.BONUS].balance if AccountKind.BONUS in accounts else 0
-    statement_at, statement_rows = statement(user=user, accounts=accounts, page=statement_page)
-    games_at, game_rows = games(user=user, page=games_page)
+    statement_at, statement_rows = statement(accounts=accounts, cursor=statement_cursor)
+    games_at, game_rows = games(user=user, before=games_before)
     suspensions = list(Suspension.objects.filter(user=user).select_related("created_by", "lifted_by"))
     exclusions = list(SelfExclusion.objects.filter(user=user))
     return {
@@ -246,6 +194,8 @@ def player_page(
         "total": format_money(cash + bonus),
         "accounts": accounts,
         "statement_page": statement_at,
+        "statement_query": urlencode(statement_cursor or {}),
+        "games_query": urlencode({"games_before": games_before} if games_before else {}),
         "statement": statement_rows,
         "games_page": games_at,
         "games": game_rows,

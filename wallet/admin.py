@@ -4,7 +4,7 @@ accounts (the form behind it, with its second approval, is ``staff.admin``)."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -72,9 +72,8 @@ class LedgerTransactionAdmin(BigListMixin, ReadOnlyAdmin):
             return queryset.filter(pk=int(term)), False
         accounts = _accounts_named(term)
         if accounts:
-            return queryset.filter(
-                pk__in=Entry.objects.filter(account_id__in=accounts).values("transaction_id")
-            ), False
+            legs = Entry.objects.filter(transaction_id=OuterRef("pk"), account_id__in=accounts)
+            return queryset.filter(Exists(legs)), False
         staff = list(User.objects.filter(username=term).values_list("pk", flat=True))
         return queryset.filter(Q(idempotency_key=term) | Q(caused_by_id__in=staff)), False
 

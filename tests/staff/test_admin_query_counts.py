@@ -9,6 +9,7 @@ and its query count compared.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -166,7 +167,7 @@ def test_the_user_list_says_who_may_play_without_a_query_per_row(client: Client)
 def test_an_unfiltered_list_of_a_big_table_is_not_counted_row_by_row(
     require_postgres: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from accounts import admin_base
+    from accounts import admin_paging as admin_base
 
     root = User.objects.create_superuser("root", email="root@example.com", password="x-root-2026")
     game = PoolGame.objects.create(
@@ -186,7 +187,7 @@ def test_an_unfiltered_list_of_a_big_table_is_not_counted_row_by_row(
         q["sql"] for q in captured.captured_queries if "COUNT(" in q["sql"] and "tables_gameevent" in q["sql"]
     ]
     assert counts == [] and "reltuples" in " ".join(q["sql"] for q in captured.captured_queries)
-    assert "30 game events" in page
+    assert re.search(r"about 30\s*</span>\s*game events", page)  # an estimate, said so
     # a filtered list is counted exactly
     with CaptureQueriesContext(connection) as captured:
         client.get(url, {"type": "turn"})

@@ -1,0 +1,206 @@
+"""Admin lists of tables that grow without end, bounded by construction (issue 39): whatever the
+table holds, a page reads at most a page of rows (and a capped count), never every row before it.
+
+- **Counts.** An unfiltered list takes PostgreSQL's estimate of the table's rows
+  (``pg_class.reltuples``); a filtered or searched one is counted exactly up to ``COUNT_CAP`` rows
+  (``COUNT(*)`` over ``LIMIT COUNT_CAP + 1``) and, past it, takes the planner's estimate of the
+  filtered query (``EXPLAIN``). The page says "about" beside an estimate.
+- **Pages.** The first ``OFFSET_PAGES`` pages are numbered (their ``OFFSET`` is small); past them a
+  list pages by seek (keyset): "older" is the rows after the last one shown in the list's order
+  (``_before=<id>``), "newer" the rows before the first (``_after=<id>``), "oldest" the end of the
+  list read backwards (``_oldest``), each a ``WHERE`` on the ordering's columns and a ``LIMIT``,
+  served by the index behind that ordering. A list sorted by a column that may be empty or lies
+  in another table keeps its numbered pages only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.views.main import ChangeList
+from django.core.paginator import Paginator
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+from django.utils.functional import cached_property
+
+#: Tables at least this big (by PostgreSQL's estimate) are not counted row by row on an unfiltered list.
+ESTIMATE_ABOVE = 100_000
+#: A filtered list is counted exactly up to this many rows, estimated past it.
+COUNT_CAP = 10_000
+#: Pages reached by number; deeper ones by the seek links.
+OFFSET_PAGES = 10
+BEFORE, AFTER, OLDEST = "_before", "_after", "_oldest"
+SEEK_PARAMS = (BEFORE, AFTER, OLDEST)
+
+
+def table_estimate(model: Any) -> int | None:
+    """PostgreSQL's estimate of ``model``'s rows, ``None`` elsewhere."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [model._meta.db_table]
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else None
+
+
+def query_estimate(queryset: QuerySet[Any]) -> int | None:
+    """The planner's estimate of the rows ``queryset`` returns (PostgreSQL), ``None`` elsewhere."""
+    if connection.vendor != "postgresql":
+        return None
+    sql, params = queryset.order_by().query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+class EstimatedCountPaginator(Paginator):
+    """A count that never reads more than ``COUNT_CAP`` rows (see the module's docstring)."""
+
+    estimated = False
+
+    @cached_property
+    def count(self) -> int:
+        queryset = self.object_list
+        query = getattr(queryset, "query", None)
+        if query is None or connection.vendor != "postgresql":
+            return int(super().count)
+        if not query.where:
+            estimate = table_estimate(queryset.model)
+            if estimate is not None and estimate >= ESTIMATE_ABOVE:
+                self.estimated = True
+                return estimate
+        capped = queryset.order_by().values("pk")[: COUNT_CAP + 1].count()  # no annotation per row
+        if capped <= COUNT_CAP:
+            return int(capped)
+        self.estimated = True
+        return max(COUNT_CAP + 1, query_estimate(queryset) or 0)
+
+
+def _seek_fields(model: Any, ordering: list[str]) -> list[tuple[str, bool]] | None:
+    """``[(field, descending)]`` of an ordering a seek can follow (the model's own columns, none
+    of them empty, ending with a unique one), or ``None``."""
+    out: list[tuple[str, bool]] = []
+    for item in ordering:
+        if not isinstance(item, str):
+            return None
+        name = item.lstrip("-")
+        if name == "pk":
+            name = model._meta.pk.name
+        try:
+            field = model._meta.get_field(name)
+        except Exception:
+            return None
+        if not field.concrete or field.null or field.is_relation:
+            return None  # a relation orders by the other table's ordering; an empty value has no place
+        out.append((field.name, item.startswith("-")))
+        if field.unique or field.primary_key:
+            return out
+    return None
+
+
+def _beyond(fields: list[tuple[str, bool]], values: dict[str, Any], forward: bool) -> Q:
+    """The rows after ``values`` in the order ``fields`` (before them, when not ``forward``)."""
+    q = Q()
+    equal = Q()
+    for name, descending in fields:
+        op = "lt" if descending == forward else "gt"
+        q |= equal & Q(**{f"{name}__{op}": values[name]})
+        equal &= Q(**{name: values[name]})
+    return q
+
+
+class SeekChangeList(ChangeList):
+    """A big list's pages: numbered near the start, by seek past it (see the module's docstring)."""
+
+    def get_filters_params(self, params: Any = None) -> Any:
+        lookup_params = super().get_filters_params(params)
+        for key in SEEK_PARAMS:
+            lookup_params.pop(key, None)
+        return lookup_params
+
+    def get_results(self, request: HttpRequest) -> None:
+        self.offset_pages = OFFSET_PAGES
+        self.seek = _seek_fields(self.model, list(self.queryset.query.order_by))
+        self.seek_older = self.seek_newer = self.seek_oldest = None
+        cursor = {k: request.GET.get(k) for k in SEEK_PARAMS if k in request.GET}
+        if cursor and self.seek:
+            self._seek_results(request, cursor)
+            return
+        if self.page_num > OFFSET_PAGES:
+            messages.info(
+                request,
+                f"Pages past {OFFSET_PAGES} are reached with the “older” and “oldest” links, or by "
+                "narrowing the list with a filter or a search.",
+            )
+            self.page_num = OFFSET_PAGES
+        super().get_results(request)
+        self._number_pages(current=self.page_num)
+        self.estimated = getattr(self.paginator, "estimated", False)
+        rows = list(self.result_list)
+        self.result_list = rows
+        if self.seek and rows and self.multi_page and not (self.show_all and self.can_show_all):
+            last_page = self.page_num >= self.paginator.num_pages
+            if not last_page:
+                self.seek_older = self.get_query_string({BEFORE: rows[-1].pk}, remove=["p", AFTER, OLDEST])
+            self.seek_oldest = self.get_query_string({OLDEST: 1}, remove=["p", BEFORE, AFTER])
+
+    def _number_pages(self, current: int | None) -> None:
+        """The numbered pages offered: the first ``OFFSET_PAGES`` at most."""
+        last = min(OFFSET_PAGES, self.paginator.num_pages)
+        self.numbered_pages = [
+            (n, self.get_query_string({"p": n}, remove=list(SEEK_PARAMS)), n == current)
+            for n in range(1, last + 1)
+        ]
+
+    def _seek_results(self, request: HttpRequest, cursor: dict[str, str | None]) -> None:
+        """One page by seek: the rows after (``_before``) or before (``_after``) a row, or the
+        list's last page (``_oldest``), each read with a ``LIMIT``, never an ``OFFSET``."""
+        assert self.seek is not None
+        paginator = self.model_admin.get_paginator(request, self.queryset, self.list_per_page)
+        size = self.list_per_page
+        forward = BEFORE in cursor
+        queryset = self.queryset
+        pivot = cursor.get(BEFORE) if forward else cursor.get(AFTER)
+        if pivot is not None or AFTER in cursor:
+            names = [name for name, _ in self.seek]
+            values = (
+                self.model._default_manager.filter(pk=int(pivot)).values(*names).first()
+                if pivot and pivot.isdigit() and len(pivot) < 19
+                else None
+            )
+            if values is None:
+                raise IncorrectLookupParameters(f"no row {pivot!r} to page from")
+            queryset = queryset.filter(_beyond(self.seek, values, forward))
+        if not forward:
+            queryset = queryset.reverse()
+        rows = list(queryset[: size + 1])
+        more = len(rows) > size
+        rows = rows[:size]
+        if not forward:
+            rows.reverse()
+        self.result_count = paginator.count
+        self.estimated = getattr(paginator, "estimated", False)
+        self.full_result_count = None
+        self.show_full_result_count = False
+        self.show_admin_actions = True
+        self.result_list = rows
+        self.can_show_all = False
+        self.multi_page = True
+        self.paginator = paginator
+        self.page_num = 1  # for Django's page range, unused: no number is this page's
+        self._number_pages(current=None)
+        keep = ["p", *SEEK_PARAMS]
+        if rows and (more if forward else AFTER in cursor):
+            self.seek_older = self.get_query_string({BEFORE: rows[-1].pk}, remove=keep)
+        if rows and (True if forward else more):
+            self.seek_newer = self.get_query_string({AFTER: rows[0].pk}, remove=keep)
+        if OLDEST not in cursor:
+            self.seek_oldest = self.get_query_string({OLDEST: 1}, remove=keep)

@@ -1,0 +1,165 @@
+"""The ledger statement on the staff player page: a player's cash and bonus entries, newest first,
+with both running balances, paged by seek (issue 39).
+
+Each page reads at most a page of entries per account, by the ledger's ``(account, -id)`` index,
+and each balance from the entry's own ``balance_after`` (the running balance the ledger keeps at
+posting time), never a sum of the newer entries and never an ``OFFSET``: the oldest page of a
+player with a hundred thousand entries costs what the newest does. Its links: "newer"
+(``statement_after=<entry>``), "older" (``statement_before=<entry>``) and "oldest"
+(``statement_oldest``). It is not counted (the balances say what staff need).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.urls import reverse
+
+from wallet.models import Account, AccountKind, Entry, TransactionKind
+from wallet.money import format_money
+
+STATEMENT_PER_PAGE = 25
+BEFORE, AFTER, OLDEST = "statement_before", "statement_after", "statement_oldest"
+
+
+@dataclass(frozen=True)
+class StatementRow:
+    at: str
+    what: str
+    memo: str
+    cash: str
+    bonus: str
+    cash_balance: str
+    bonus_balance: str
+    game_url: str | None
+    game_label: str
+    transaction_url: str
+
+
+@dataclass
+class StatementPage:
+    """Where a statement page is: its seek links, each a query string (``statement_after=123``)."""
+
+    newer: str | None = None
+    older: str | None = None
+    oldest: str | None = None
+    first: bool = True
+
+    @property
+    def has_other_pages(self) -> bool:
+        return bool(self.newer or self.older)
+
+
+def cursor_from(params: Any) -> dict[str, Any]:
+    """The statement's seek position from a request's query (``{}``: the newest page)."""
+    for key in (BEFORE, AFTER):
+        value = str(params.get(key) or "")
+        if value.isdigit() and len(value) < 19:
+            return {key: int(value)}
+    return {OLDEST: 1} if OLDEST in params else {}
+
+
+LEG = ("id", "transaction_id", "account_id", "amount", "balance_after")
+TX = ("transaction__kind", "transaction__memo", "transaction__created_at")
+
+
+def _legs(accounts: list[int], cursor: dict[str, Any], size: int) -> tuple[list[dict[str, Any]], bool]:
+    """The page's entries with their transactions and games, newest first, and whether more lie
+    beyond it in the reading direction: one query, each account read by its ``(account, -id)`` index
+    (``account = a [AND id < / > c] ORDER BY id LIMIT size + 1``, the parts joined by UNION ALL)."""
+    forward = OLDEST not in cursor and AFTER not in cursor  # newest first
+    # the game of a row: the escrow account on the other side of its transaction
+    escrow = Entry.objects.filter(transaction_id=OuterRef("transaction_id"), account__kind=AccountKind.ESCROW)
+    parts: list[QuerySet[Entry]] = []
+    for account in accounts:
+        qs = Entry.objects.filter(account_id=account)
+        if BEFORE in cursor:
+            qs = qs.filter(id__lt=cursor[BEFORE])
+        elif AFTER in cursor:
+            qs = qs.filter(id__gt=cursor[AFTER])
+        parts.append(
+            qs.annotate(escrow=Subquery(escrow.values("account__ref")[:1]))
+            .order_by("-id" if forward else "id")
+            .values(*LEG, *TX, "escrow")[: size + 1]  # type: ignore[misc]
+        )
+    if not parts:
+        return [], False
+    union = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    found = sorted(union, key=lambda leg: leg["id"], reverse=forward)
+    more = len(found) > size
+    page = found[:size]
+    return (page if forward else page[::-1]), more
+
+
+def _balances_at(accounts: dict[str, Account], legs: list[dict[str, Any]], first: bool) -> dict[int, int]:
+    """Each account's balance just after the page's newest entry: today's on the first page; else
+    the ``balance_after`` of its newest entry on the page, or (an account that did not move on the
+    page) of its latest entry before it, one indexed row."""
+    if first:
+        return {a.pk: a.balance for a in accounts.values()}
+    out: dict[int, int] = {}
+    for leg in legs:  # newest first
+        out.setdefault(leg["account_id"], leg["balance_after"])
+    for account in accounts.values():
+        if account.pk not in out:
+            last = (
+                Entry.objects.filter(account_id=account.pk, id__lt=legs[0]["id"])
+                .order_by("-id")
+                .values_list("balance_after", flat=True)
+                .first()
+            )
+            out[account.pk] = int(last or 0)
+    return out
+
+
+def statement(
+    *, accounts: dict[str, Account], cursor: dict[str, Any], local: Any
+) -> tuple[StatementPage, list[StatementRow]]:
+    """One page of the statement (see the module's docstring); ``local`` formats a time."""
+    ids = [a.pk for a in accounts.values()]
+    legs, more = _legs(ids, cursor, STATEMENT_PER_PAGE)
+    where = StatementPage(first=not cursor)
+    if not legs:
+        return where, []
+    forward = OLDEST not in cursor and AFTER not in cursor
+    if more if forward else AFTER in cursor:
+        where.older = urlencode({BEFORE: legs[-1]["id"]})
+    if cursor and (True if forward else more):
+        where.newer = urlencode({AFTER: legs[0]["id"]})
+    if OLDEST not in cursor and where.older is not None:
+        where.oldest = urlencode({OLDEST: 1})
+    cash_id = accounts[AccountKind.WALLET].pk if AccountKind.WALLET in accounts else None
+    bonus_id = accounts[AccountKind.BONUS].pk if AccountKind.BONUS in accounts else None
+    balances = _balances_at(accounts, legs, first=not cursor)
+    by_tx: dict[int, list[dict[str, Any]]] = {}
+    for leg in legs:
+        by_tx.setdefault(leg["transaction_id"], []).append(leg)
+    out: list[StatementRow] = []
+    for tx_id, tx_legs in by_tx.items():
+        first_leg = tx_legs[0]
+        moved = {"cash": 0, "bonus": 0}
+        shown = dict(balances)
+        for leg in tx_legs:
+            moved["cash" if leg["account_id"] == cash_id else "bonus"] += leg["amount"]
+            shown[leg["account_id"]] = leg["balance_after"]
+            balances[leg["account_id"]] = leg["balance_after"] - leg["amount"]  # before this row
+        ref = next((leg["escrow"] for leg in tx_legs if leg["escrow"]), "")
+        game_id = int(ref.removeprefix("game:")) if ref.startswith("game:") else None
+        out.append(
+            StatementRow(
+                at=local(first_leg["transaction__created_at"]),
+                what=str(TransactionKind(first_leg["transaction__kind"]).label),
+                memo=first_leg["transaction__memo"],
+                cash=format_money(moved["cash"]) if moved["cash"] else "",
+                bonus=format_money(moved["bonus"]) if moved["bonus"] else "",
+                cash_balance=format_money(shown.get(cash_id, 0)) if cash_id else format_money(0),
+                bonus_balance=format_money(shown.get(bonus_id, 0)) if bonus_id else format_money(0),
+                game_url=reverse("admin:tables_poolgame_change", args=[game_id]) if game_id else None,
+                game_label=f"game {game_id}" if game_id else "",
+                transaction_url=reverse("admin:wallet_ledgertransaction_change", args=[tx_id]),
+            )
+        )
+    return where, out

@@ -1,0 +1,128 @@
+"""Admin pages bounded by construction (issue 39; docs/staff.md, "Big lists"): past the first
+page, a big list and the player statement read by seek, never by ``OFFSET``, for every role; no
+"Show counts"; a filtered count capped; and a query past the admin's deadline answers with a page
+saying so (HTTP 503), not a hung page or a server error. The timings are bench/admin_crawl.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from django.contrib.auth.models import Group
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from accounts.models import User
+from tables.models import GameEvent, PoolGame, Table, TableSettings
+from tests.staff.conftest import make_staff
+
+pytestmark = pytest.mark.django_db
+
+NUMS = r'<td class="num">([^<]*)</td><td class="num">([^<]*)</td>\s*<td class="num">([^<]*)</td>'
+ROLES = ("superuser", "Support agent", "Game integrity", "Administrator")
+
+
+def _clients() -> dict[str, Client]:
+    out = {}
+    for role in ROLES:
+        if role == "superuser":
+            user = User.objects.create_superuser("root", email="root@example.com", password="x-root-2026")
+        else:
+            user = make_staff(role.lower().replace(" ", "-"), role)
+        client = Client()
+        client.force_login(user)
+        out[role] = client
+    return out
+
+
+def _events(n: int) -> PoolGame:
+    game = PoolGame.objects.create(
+        table=Table.objects.create(settings=TableSettings.objects.create(name="s", entry_fee=0), name="t")
+    )
+    GameEvent.objects.bulk_create(
+        GameEvent(game=game, version=i, seq=i, type="drew" if i % 2 else "discarded") for i in range(n)
+    )
+    return game
+
+
+def _link(page: str, anchor: str) -> str | None:
+    found = re.search(rf'<a href="([^"]*)"[^>]*id="{anchor}"', page)
+    return unescape(found.group(1)) if found else None
+
+
+def _ids(page: str, app: str, model: str) -> list[int]:
+    return [int(pk) for pk in re.findall(rf'href="/admin/{app}/{model}/(\d+)/change/', page)]
+
+
+def _load(client: Client, url: str) -> tuple[str, list[str]]:
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode(), [q["sql"] for q in captured.captured_queries]
+
+
+def test_every_roles_deep_pages_of_a_big_list_are_read_by_seek_not_offset() -> None:
+    _events(250)
+    Group.objects.get(name="Support agent")  # the roles exist (ensure_groups)
+    url = reverse("admin:tables_gameevent_changelist")
+    for role, client in _clients().items():
+        first, _ = _load(client, url)
+        shown = _ids(first, "tables", "gameevent")
+        assert len(shown) == 100 and shown == sorted(shown, reverse=True), role
+        assert "_facets" not in first, role  # no "Show counts" on a big list
+        older = _link(first, "older")
+        assert older is not None, role
+        second, sql = _load(client, url + older)
+        page = _ids(second, "tables", "gameevent")
+        assert page == sorted(page, reverse=True) and page[0] < shown[-1] and len(page) == 100, role
+        assert page[0] == max(
+            e for e in GameEvent.objects.filter(pk__lt=shown[-1]).values_list("pk", flat=True)
+        )
+        third, sql3 = _load(client, url + _link(second, "older"))
+        oldest, sql4 = _load(client, url + _link(first, "oldest"))
+        every = list(GameEvent.objects.order_by("-pk").values_list("pk", flat=True))
+        assert _ids(third, "tables", "gameevent") == every[200:], role  # the last 50
+        assert _ids(oldest, "tables", "gameevent") == every[150:], role  # the last full page
+        assert _link(oldest, "older") is None and _link(third, "older") is None, role
+        newer, sql5 = _load(client, url + _link(oldest, "newer"))
+        assert _ids(newer, "tables", "gameevent") == every[50:150], role
+        for query in sql + sql3 + sql4 + sql5:
+            if "tables_gameevent" in query:
+                assert "OFFSET" not in query.upper(), (role, query)
+
+
+def test_a_sorted_and_filtered_big_list_seeks_in_its_own_order() -> None:
+    _events(250)
+    client = _clients()["Support agent"]
+    url = reverse("admin:tables_gameevent_changelist") + "?type=drew&o=4"  # by version, ascending
+    first, _ = _load(client, url)
+    older = _link(first, "older")
+    assert older is not None and "type=drew" in older and "o=4" in older
+    second, sql = _load(client, reverse("admin:tables_gameevent_changelist") + older)
+    versions = list(
+        GameEvent.objects.filter(
+            pk__in=_ids(first, "tables", "gameevent") + _ids(second, "tables", "gameevent")
+        )
+        .order_by("version")
+        .values_list("version", flat=True)
+    )
+    assert versions == [v for v in range(250) if v % 2][: len(versions)] and len(versions) == 125
+    assert not any("OFFSET" in q.upper() for q in sql if "tables_gameevent" in q)
+
+
+def test_a_filtered_count_stops_at_the_cap_and_says_about(
+    require_postgres: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accounts import admin_paging
+
+    _events(60)
+    monkeypatch.setattr(admin_paging, "COUNT_CAP", 10)
+    client = _clients()["superuser"]
+    page, sql = _load(client, reverse("admin:tables_gameevent_changelist") + "?type=drew")
+    counts = [q for q in sql if "COUNT(" in q.upper() and "tables_gameevent" in q]
+    assert counts and all("LIMIT 11" in q for q in counts)
+    assert re.search(r"about \d+\s*</span>\s*game events", page)
