@@ -95,6 +95,9 @@ HEALTH_WORKER_STALE_SECONDS = _int("HEALTH_WORKER_STALE_SECONDS", 30)
 HEALTH_BEAT_STALE_SECONDS = _int("HEALTH_BEAT_STALE_SECONDS", max(30, 6 * CELERY_SWEEP_SECONDS))
 #: /healthz answers within this many seconds whatever is down or hung (rummy_site/health.py).
 HEALTH_DEADLINE_SECONDS = float(os.environ.get("HEALTH_DEADLINE_SECONDS") or 0.8)
+#: Every query of an admin page is stopped after this many milliseconds (PostgreSQL), and the page
+#: says so (HTTP 503): a click that would read too much never hangs or slows the tables (staff/query_deadline.py).
+ADMIN_STATEMENT_TIMEOUT_MS = _int("ADMIN_STATEMENT_TIMEOUT_MS", 3000)
 #: A running game whose last event is older than this many minutes is listed as stuck on the dashboard.
 STUCK_GAME_MINUTES = _int("STUCK_GAME_MINUTES", 15)
 #: When the nightly full ledger check runs, in the operator's time zone ("HH:MM").
@@ -237,6 +240,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     # the site's device cookie, kept with each sign-up and log-in (integrity/capture.py)
     "integrity.capture.DeviceCookieMiddleware",
+    # admin requests: one transaction, each query held to ADMIN_STATEMENT_TIMEOUT_MS (staff/query_deadline.py)
+    "staff.query_deadline.AdminQueryDeadlineMiddleware",
     # the staff member behind every change made through the admin (staff/audit.py)
     "staff.audit.StaffAuditMiddleware",
     # admin pages show times in OPERATOR_TIME_ZONE, named (staff/timezones.py)
