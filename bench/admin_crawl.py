@@ -15,8 +15,10 @@ the list's first row; then the busiest player's page and statement, first and de
 
 Requests go through Django's test client with ``DEBUG`` off and the site's whole middleware
 stack (not a Daphne: the client is the same code path without the socket), each URL loaded
-three times: it prints the median time, the queries of one load and the status, and at the end
-the slowest twenty and every URL over the targets (300 ms, 20 queries).
+three times: it prints the median time, the time of the last load's queries (``db``), the queries
+of one load and the status, and at the end the slowest twenty and every URL over the targets
+(300 ms, 20 queries). Where a list pages by seek, its page 500 is the list's own cursor link taken
+at the row 50,000 rows in by id (following "older" 499 times would reach about the same row).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/rummy_admin_bench_crawl \\
         .venv/bin/python bench/admin_crawl.py [--scale 1] [--skip-fill] [--roles superuser,...]
@@ -162,7 +164,7 @@ class Crawler:
         if url in self.seen:
             return ""
         self.seen.add(url)
-        samples, queries, status, body = [], 0, 0, b""
+        samples, queries, status, body, db = [], 0, 0, b"", 0.0
         for _ in range(self.repeat):
             with CaptureQueriesContext(connection) as captured:
                 started = time.perf_counter()
@@ -170,10 +172,14 @@ class Crawler:
                 body = response.content
                 samples.append(time.perf_counter() - started)
             queries, status = len(captured), response.status_code
+            db = sum(float(q["time"]) for q in captured.captured_queries) * 1000
         ms = statistics.median(samples) * 1000
         self.rows.append((what, url, ms, queries, status))
         flag = " <--" if ms >= TARGET_MS or queries >= TARGET_QUERIES or status not in (200, 302) else ""
-        print(f"{self.role[:14]:<14} {ms:>9.1f} ms {queries:>4} q {status}  {what}: {url}{flag}", flush=True)
+        print(
+            f"{self.role[:14]:<14} {ms:>9.1f} ms (db {db:>7.1f}) {queries:>4} q {status}  {what}: {url}{flag}",
+            flush=True,
+        )
         return body.decode(errors="replace") if status == 200 else ""
 
     def crawl_list(self, changelist: str, model_admin: Any, terms: dict[str, str]) -> None:
@@ -259,7 +265,17 @@ class Crawler:
         last = re.search(r'href="([^"]*)"[^>]*id="statement-oldest"', page)
         if last:
             self.get(url + html.unescape(last.group(1)).split("#")[0], "busy player statement, oldest")
-        self.get(f"{url}?statement={DEEP_PAGE}", "busy player statement, page 500")
+        if "statement_before=" in page:
+            # page 500 of the statement: the "older" link's cursor 499 pages on (read here, untimed)
+            from wallet.models import Entry
+
+            depth = 25 * (DEEP_PAGE - 1)
+            ids = Entry.objects.filter(account__ref=f"user:{player}").order_by("-id")
+            at = ids.values_list("id", flat=True)[depth : depth + 1].first()
+            if at is not None:
+                self.get(f"{url}?statement_before={at}", "busy player statement, page 500")
+        else:
+            self.get(f"{url}?statement={DEEP_PAGE}", "busy player statement, page 500")
 
 
 def jump_cursor(url: str, first_cursor: str, pages: int) -> str | None:
