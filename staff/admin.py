@@ -79,7 +79,8 @@ class StaffActionAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("timestamp", "actor", "verb", "object_repr", "reason", "what_changed")
     # a date filter, not a date hierarchy: that one reads the years of every row on each load
     list_filter = (("timestamp", admin.DateFieldListFilter), ByStaffFilter, "verb", "action")
-    search_fields = ("object_repr", "reason", "actor__username", "verb")
+    search_fields = ("object_repr", "reason", "actor__username", "verb")  # read by get_search_results
+    search_help_text = "Part of the object or the reason, a staff member's exact user name, or an exact verb."
     list_select_related = ("actor",)
     fields = (
         "timestamp",
@@ -94,6 +95,20 @@ class StaffActionAdmin(BigListMixin, ReadOnlyAdmin):
         "cid",
     )
     readonly_fields = fields
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[StaffAction], search_term: str
+    ) -> tuple[QuerySet[StaffAction], bool]:
+        """Each part read by an index (trigram on the object and the reason, staff's ids, the verb):
+        no join to the accounts that would keep the indexes from serving an ``OR``."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        found = Q(object_repr__icontains=term) | Q(reason__icontains=term) | Q(verb=term)
+        actors = list(User.objects.filter(username=term).values_list("pk", flat=True)[:10])
+        if actors:
+            found |= Q(actor_id__in=actors)
+        return queryset.filter(found), False
 
     @admin.display(description="before → after")
     def what_changed(self, entry: StaffAction) -> str:
@@ -770,8 +785,22 @@ class StaffNoteAdmin(BigListMixin, ReadOnlyAdmin):
     """Every player's case history in one list; notes are added on the player page only."""
 
     list_display = ("created_at", "user", "author", "text")
-    search_fields = ("user__username", "author__username", "text")
+    search_fields = ("user__username", "author__username", "text")  # read by get_search_results
+    search_help_text = "Part of a note, or the exact user name of the player or the author."
     list_select_related = ("user", "author")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[StaffNote], search_term: str
+    ) -> tuple[QuerySet[StaffNote], bool]:
+        """Each part read by an index: a trigram index on the text, the accounts' ids."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        found = Q(text__icontains=term)
+        named = list(User.objects.filter(username=term).values_list("pk", flat=True)[:10])
+        if named:
+            found |= Q(user_id__in=named) | Q(author_id__in=named)
+        return queryset.filter(found), False
 
 
 # ---------------------------------------------------------------------------

@@ -126,3 +126,29 @@ def test_a_filtered_count_stops_at_the_cap_and_says_about(
     counts = [q for q in sql if "COUNT(" in q.upper() and "tables_gameevent" in q]
     assert counts and all("LIMIT 11" in q for q in counts)
     assert re.search(r"about \d+\s*</span>\s*game events", page)
+
+
+def test_the_trail_and_notes_searches_read_their_own_columns_without_joining_accounts() -> None:
+    from staff import audit
+    from staff.models import StaffNote
+
+    clients = _clients()
+    boss = User.objects.get(username="administrator")
+    asha, ravi = User.objects.create_user("asha"), User.objects.create_user("ravi")
+    audit.record(staff=boss, action="change_user", target=asha, reason="chip dumping review")
+    audit.record(staff=boss, action="change_user", target=ravi, reason="address typo")
+    StaffNote.objects.create(user=asha, author=boss, text="Called about a missing refund")
+    StaffNote.objects.create(user=ravi, author=boss, text="Asked for a break")
+    client = clients["superuser"]
+    trail = reverse("admin:staff_staffaction_changelist")
+    notes = reverse("admin:staff_staffnote_changelist")
+    for url, term, shown, hidden in (
+        (trail, "dumping", "chip dumping review", "address typo"),
+        (trail, "administrator", "chip dumping review", None),  # the actor's exact user name
+        (notes, "REFUND", "missing refund", "Asked for a break"),
+        (notes, "ravi", "Asked for a break", "missing refund"),  # the player's exact user name
+    ):
+        page, sql = _load(client, f"{url}?q={term}")
+        assert shown in page and (hidden is None or hidden not in page), (url, term)
+        where = [q.split(" WHERE ", 1)[1] for q in sql if "LIKE" in q.upper()]
+        assert where and not any("accounts_user" in w or " T" in w for w in where), where
