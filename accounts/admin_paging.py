@@ -126,6 +126,13 @@ class SeekChangeList(ChangeList):
             lookup_params.pop(key, None)
         return lookup_params
 
+    def get_ordering_field(self, field_name: Any) -> Any:
+        """Only the sorts the list offers (``sortable_by``, those an index serves), even from a
+        hand-made ``?o=``: another would read and sort the whole table."""
+        if self.sortable_by is not None and field_name not in self.sortable_by:
+            return None
+        return super().get_ordering_field(field_name)
+
     def get_results(self, request: HttpRequest) -> None:
         self.offset_pages = OFFSET_PAGES
         self.seek = _seek_fields(self.model, list(self.queryset.query.order_by))

@@ -52,6 +52,7 @@ class User(AbstractUser):
             models.Index(fields=["is_staff", "username"], name="accounts_user_staff_name"),
             models.Index(fields=["is_superuser", "username"], name="accounts_user_super_name"),
             models.Index(fields=["is_active", "username"], name="accounts_user_active_name"),
+            models.Index(fields=["date_joined"], name="accounts_user_joined"),
         ]
 
 

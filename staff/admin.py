@@ -77,6 +77,7 @@ class ByStaffFilter(admin.SimpleListFilter):
 @admin.register(StaffAction)
 class StaffActionAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("timestamp", "actor", "verb", "object_repr", "reason", "what_changed")
+    sortable_by = ("timestamp", "verb")  # the sorts an index serves (docs/staff.md, "Big lists")
     # a date filter, not a date hierarchy: that one reads the years of every row on each load
     list_filter = (("timestamp", admin.DateFieldListFilter), ByStaffFilter, "verb", "action")
     search_fields = ("object_repr", "reason", "actor__username", "verb")  # read by get_search_results
@@ -180,6 +181,7 @@ class StaffPoolGameAdmin(PoolGameAdmin):
     shown only on their own page to the role whose job needs them, and each view is recorded."""
 
     list_display = ("id", "table", "status", "players", "started_at", "finished_at")
+    sortable_by = ("id", "status", "started_at", "finished_at")  # each read by an index
     list_select_related = ("table",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PoolGame]:
@@ -428,6 +430,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
     account or one of an equal or higher role; everyone else's form has no such field at all."""
 
     list_display = ("username", "display_name", "email", "role", "play_status", "date_joined", "player_link")
+    sortable_by = ("username", "date_joined")  # each read by an index
     list_filter = ("is_staff", "is_superuser", "is_active", RoleFilter)
     search_help_text = "A name, an e-mail address or an id."
     form = with_reason(UserChangeForm)
@@ -785,6 +788,7 @@ class StaffNoteAdmin(BigListMixin, ReadOnlyAdmin):
     """Every player's case history in one list; notes are added on the player page only."""
 
     list_display = ("created_at", "user", "author", "text")
+    sortable_by = ()  # newest first
     search_fields = ("user__username", "author__username", "text")  # read by get_search_results
     search_help_text = "Part of a note, or the exact user name of the player or the author."
     list_select_related = ("user", "author")

@@ -181,6 +181,7 @@ class DealAdmin(BigListMixin, ReadOnlyAdmin):
     """Hand history for support staff: every event and every shown hand of a deal."""
 
     list_display = ("id", "game", "number", "started_at", "finished_at")
+    sortable_by = ("id", "started_at")  # each read by an index
     ordering = ("-id",)  # newest first, paged by seek (accounts.admin_paging)
     list_select_related = ("game__table",)
     list_filter = ("game__table__settings__format",)
@@ -272,6 +273,7 @@ class EventTypeFilter(admin.SimpleListFilter):
 @admin.register(GameEvent)
 class GameEventAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("game", "deal_number", "seq", "version", "type", "created_at")
+    sortable_by = ()  # newest first only: a sort of the log by another column reads all of it
     ordering = ("-id",)  # newest first, paged by seek (accounts.admin_paging)
     exclude = ("data",)
     readonly_fields = ("public_data",)
