@@ -30,7 +30,7 @@ from django.utils.functional import cached_property
 #: Tables at least this big (by PostgreSQL's estimate) are not counted row by row on an unfiltered list.
 ESTIMATE_ABOVE = 100_000
 #: A filtered list is counted exactly up to this many rows, estimated past it.
-COUNT_CAP = 10_000
+COUNT_CAP = 1_000
 #: Pages reached by number; deeper ones by the seek links.
 OFFSET_PAGES = 10
 BEFORE, AFTER, OLDEST = "_before", "_after", "_oldest"
@@ -125,6 +125,16 @@ class SeekChangeList(ChangeList):
         for key in SEEK_PARAMS:
             lookup_params.pop(key, None)
         return lookup_params
+
+    def _get_deterministic_ordering(self, ordering: list[Any]) -> list[Any]:
+        """Django's ordering made total by ``-pk``; after a descending column, ``pk``: so that one
+        index on ``(column, -id)`` serves the sort both ways (read forwards, or backwards)."""
+        ordering = super()._get_deterministic_ordering(ordering)
+        if len(ordering) >= 2 and ordering[-1] == "-pk":
+            before = ordering[-2]
+            if isinstance(before, str) and before.startswith("-") and before not in ("-pk", "-id"):
+                ordering = [*ordering[:-1], "pk"]
+        return ordering
 
     def get_ordering_field(self, field_name: Any) -> Any:
         """Only the sorts the list offers (``sortable_by``, those an index serves), even from a

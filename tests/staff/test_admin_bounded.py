@@ -177,3 +177,6 @@ def test_big_lists_offer_only_the_sorts_an_index_serves() -> None:
         page, _ = _load(client, reverse(f"admin:{name}_changelist"))
         offered = set(re.findall(r'class="sortable column-(\w+)', page))
         assert offered == wanted, (name, offered)
+    # a descending sort breaks ties by ascending id: one (kind, -id) index serves it read backwards
+    _, sql = _load(client, reverse("admin:wallet_ledgertransaction_changelist") + "?o=-3")
+    assert any('"kind" DESC, "wallet_ledgertransaction"."id" ASC' in q for q in sql)
