@@ -20,6 +20,8 @@ ADJUST_PERMISSION = "wallet.adjust_balance"
 SEARCH_PLAYERS = 100
 #: The accounts staff may credit or debit: a player's cash chips and their bonus chips.
 ADJUSTABLE_KINDS = (AccountKind.WALLET, AccountKind.BONUS)
+#: Every kind, stated so that a search by ref reads the (kind, ref) unique index, not every account.
+ALL_KINDS = Q(kind__in=list(AccountKind.values))
 
 
 class EntryInline(ReadOnlyTabularInline):
@@ -42,7 +44,7 @@ def _accounts_named(term: str) -> list[int]:
     """Ledger accounts a search term names: its exact ref (``game:12``, ``user:5``, ``house``) or the
     cash and bonus accounts of the player with that exact user name or e-mail address."""
     refs = [term, *(f"user:{pk}" for pk in named(term).values_list("pk", flat=True)[:10])]
-    return list(Account.objects.filter(ref__in=refs).values_list("pk", flat=True))
+    return list(Account.objects.filter(ALL_KINDS, ref__in=refs).values_list("pk", flat=True))
 
 
 @admin.register(LedgerTransaction)
@@ -103,7 +105,7 @@ class AccountAdmin(BigListMixin, ReadOnlyAdmin):
             Q(username__icontains=term) | Q(display_name__icontains=term) | Q(email__icontains=term)
         )
         refs = [term, *(f"user:{pk}" for pk in players.values_list("pk", flat=True)[:SEARCH_PLAYERS])]
-        found = Q(ref__in=refs)
+        found = ALL_KINDS & Q(ref__in=refs)
         if term.isdigit() and len(term) < 19:
             found |= Q(pk=int(term))
         return queryset.filter(found), False
