@@ -240,7 +240,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     # the site's device cookie, kept with each sign-up and log-in (integrity/capture.py)
     "integrity.capture.DeviceCookieMiddleware",
-    # admin requests: one transaction, each query held to ADMIN_STATEMENT_TIMEOUT_MS (staff/query_deadline.py)
+    # admin requests: each query held to ADMIN_STATEMENT_TIMEOUT_MS (staff/query_deadline.py)
     "staff.query_deadline.AdminQueryDeadlineMiddleware",
     # the staff member behind every change made through the admin (staff/audit.py)
     "staff.audit.StaffAuditMiddleware",

@@ -485,7 +485,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
         deals, suspensions, self-exclusions, limits, integrity sections and the staff notes."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        target = get_object_or_404(User.objects.prefetch_related("groups"), pk=user_id)
+        target = get_object_or_404(User, pk=user_id)  # a player's roles are never read (staff.roles)
         page = player.player_page(
             user=target,
             viewer=request.user,

@@ -2,9 +2,11 @@
 stopped by PostgreSQL and answered at once with a page saying so (HTTP 503), not left hanging
 and not a server error, and it never holds a connection the tables need.
 
-Each admin request runs in one transaction whose ``SET LOCAL statement_timeout`` is
-``ADMIN_STATEMENT_TIMEOUT_MS``; a query cancelled by it rolls the request back. Other databases
-have no such setting, and their requests run as before.
+Each admin request sets ``statement_timeout`` to ``ADMIN_STATEMENT_TIMEOUT_MS`` on its connection
+and resets it when the response is ready, whatever happened (so a pooled or persistent connection
+goes back to the players' requests without it): two statements, no transaction held open while the
+page is drawn. A query cancelled by it is answered by ``process_exception``. Other databases have
+no such setting, and their requests run as before.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import OperationalError, connection, transaction
+from django.db import DatabaseError, OperationalError, connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
@@ -29,7 +31,7 @@ def timed_out(exc: BaseException) -> bool:
 
 
 class AdminQueryDeadlineMiddleware:
-    """Admin requests on PostgreSQL: one transaction, each query held to the deadline."""
+    """Admin requests on PostgreSQL: each query held to the deadline."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -37,25 +39,23 @@ class AdminQueryDeadlineMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not request.path.startswith(ADMIN_PREFIX) or connection.vendor != "postgresql":
             return self.get_response(request)
-        nested = connection.in_atomic_block  # inside a caller's transaction (a test): put it back
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT current_setting('statement_timeout'), set_config('statement_timeout', %s, true)",
-                    [f"{deadline_ms()}ms"],
-                )
-                before = cursor.fetchone()[0]
-            response = self.get_response(request)
-            if nested and not connection.needs_rollback:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('statement_timeout', %s, false)", [f"{deadline_ms()}ms"])
+        try:
+            return self.get_response(request)
+        finally:
+            try:
                 with connection.cursor() as cursor:
-                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [before])
-            return response
+                    cursor.execute("RESET statement_timeout")
+            except DatabaseError:  # an aborted transaction (a caller's): its rollback undoes the SET
+                pass
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not request.path.startswith(ADMIN_PREFIX) or not timed_out(exception):
             return None
-        transaction.set_rollback(True)  # the cancelled query aborted the request's transaction
-        # drawn without the database (the transaction is aborted): no admin menu, just the words
+        if connection.in_atomic_block:
+            transaction.set_rollback(True)  # the cancelled query aborted the transaction it ran in
+        # drawn without the database: the request's transaction, if any, is aborted
         body = render_to_string(
             "admin/staff/query_deadline.html",
             {"seconds": deadline_ms() / 1000, "path": request.get_full_path()},

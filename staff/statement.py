@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.urls import reverse
 
 from wallet.models import Account, AccountKind, Entry, TransactionKind
@@ -66,7 +66,9 @@ LEG = ("id", "transaction_id", "account_id", "amount", "balance_after")
 TX = ("transaction__kind", "transaction__memo", "transaction__created_at")
 
 
-def _legs(accounts: list[int], cursor: dict[str, Any], size: int) -> tuple[list[dict[str, Any]], bool]:
+def _legs(
+    accounts: list[int], cursor: dict[str, Any], size: int
+) -> tuple[list[dict[str, Any]], bool, list[dict[str, Any]]]:
     """The page's entries with their transactions and games, newest first, and whether more lie
     beyond it in the reading direction: one query, each account read by its ``(account, -id)`` index
     (``account = a [AND id < / > c] ORDER BY id LIMIT size + 1``, the parts joined by UNION ALL)."""
@@ -80,38 +82,56 @@ def _legs(accounts: list[int], cursor: dict[str, Any], size: int) -> tuple[list[
             qs = qs.filter(id__lt=cursor[BEFORE])
         elif AFTER in cursor:
             qs = qs.filter(id__gt=cursor[AFTER])
-        parts.append(
-            qs.annotate(escrow=Subquery(escrow.values("account__ref")[:1]))
-            .order_by("-id" if forward else "id")
-            .values(*LEG, *TX, "escrow")[: size + 1]  # type: ignore[misc]
-        )
+        parts.append(_part(qs, escrow, "-id" if forward else "id", size + 1, behind=False))
+        if AFTER in cursor:  # going newer, each account's balance before the page: its entry at the cursor
+            at = Entry.objects.filter(account_id=account, id__lte=cursor[AFTER])
+            parts.append(_part(at, escrow, "-id", 1, behind=True))
     if not parts:
-        return [], False
+        return [], False, []
     union = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
-    found = sorted(union, key=lambda leg: leg["id"], reverse=forward)
-    more = len(found) > size
-    page = found[:size]
-    return (page if forward else page[::-1]), more
+    rows = list(union)
+    found = sorted((r for r in rows if not r["behind"]), key=lambda leg: leg["id"], reverse=forward)
+    found += sorted((r for r in rows if r["behind"]), key=lambda leg: leg["id"], reverse=True)
+    on_page = [r for r in found if not r["behind"]]
+    more = len(on_page) > size
+    page = on_page[:size]
+    return (page if forward else page[::-1]), more, found
 
 
-def _balances_at(accounts: dict[str, Account], legs: list[dict[str, Any]], first: bool) -> dict[int, int]:
+def _part(qs: QuerySet[Entry], escrow: QuerySet[Entry], order: str, limit: int, *, behind: bool) -> Any:
+    """One account's rows of the statement's UNION ALL (``behind``: read for its balance only)."""
+    return (
+        qs.annotate(escrow=Subquery(escrow.values("account__ref")[:1]), behind=Value(behind))
+        .order_by(order)
+        .values(*LEG, *TX, "escrow", "behind")[:limit]
+    )
+
+
+def _balances_at(
+    accounts: dict[str, Account],
+    legs: list[dict[str, Any]],
+    read: list[dict[str, Any]],
+    cursor: dict[str, Any],
+) -> dict[int, int]:
     """Each account's balance just after the page's newest entry: today's on the first page; else
-    the ``balance_after`` of its newest entry on the page, or (an account that did not move on the
-    page) of its latest entry before it, one indexed row."""
-    if first:
+    the ``balance_after`` of its newest entry on the page or, for an account that did not move on
+    the page, of its latest entry before it: read with the page going older (each account's newest
+    entry past the cursor is in ``read``), none on the oldest page (0), going newer each account's
+    entry at the cursor (read with the page)."""
+    if not cursor:
         return {a.pk: a.balance for a in accounts.values()}
     out: dict[int, int] = {}
     for leg in legs:  # newest first
         out.setdefault(leg["account_id"], leg["balance_after"])
+    if BEFORE in cursor:
+        for leg in read:  # newest first, past the page too
+            out.setdefault(leg["account_id"], leg["balance_after"])
+    if AFTER in cursor:
+        for leg in read:
+            if leg["behind"]:  # each account's entry at the cursor, read with the page
+                out.setdefault(leg["account_id"], leg["balance_after"])
     for account in accounts.values():
-        if account.pk not in out:
-            last = (
-                Entry.objects.filter(account_id=account.pk, id__lt=legs[0]["id"])
-                .order_by("-id")
-                .values_list("balance_after", flat=True)
-                .first()
-            )
-            out[account.pk] = int(last or 0)
+        out.setdefault(account.pk, 0)  # no entry of it before the page (each account's was read)
     return out
 
 
@@ -120,7 +140,7 @@ def statement(
 ) -> tuple[StatementPage, list[StatementRow]]:
     """One page of the statement (see the module's docstring); ``local`` formats a time."""
     ids = [a.pk for a in accounts.values()]
-    legs, more = _legs(ids, cursor, STATEMENT_PER_PAGE)
+    legs, more, read = _legs(ids, cursor, STATEMENT_PER_PAGE)
     where = StatementPage(first=not cursor)
     if not legs:
         return where, []
@@ -133,7 +153,7 @@ def statement(
         where.oldest = urlencode({OLDEST: 1})
     cash_id = accounts[AccountKind.WALLET].pk if AccountKind.WALLET in accounts else None
     bonus_id = accounts[AccountKind.BONUS].pk if AccountKind.BONUS in accounts else None
-    balances = _balances_at(accounts, legs, first=not cursor)
+    balances = _balances_at(accounts, legs, read, cursor)
     by_tx: dict[int, list[dict[str, Any]]] = {}
     for leg in legs:
         by_tx.setdefault(leg["transaction_id"], []).append(leg)

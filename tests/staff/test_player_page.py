@@ -79,6 +79,9 @@ def test_the_statement_pages_keep_both_running_balances_right(administrator: Use
     second = player.statement(accounts=accounts, cursor=statement.cursor_from(QueryDict(first[0].older)))
     assert len(first[1]) == 25 and len(second[1]) == 6
     assert second[0].older is None and second[0].newer is not None
+    # back again ("newer"): the same rows and both balances, the bonus read at the cursor
+    back = player.statement(accounts=accounts, cursor=statement.cursor_from(QueryDict(second[0].newer)))
+    assert back[1] == first[1]
     rows = first[1] + second[1]
     cash = [int(float(r.cash_balance.strip("₹").replace(",", "")) * 100) for r in rows]
     # newest first: each row's balance is the one below it plus what this row moved
