@@ -342,6 +342,17 @@ def crawl(role: str, *, players: int, busy: int, repeat: int) -> list[tuple[str,
     return crawler.rows
 
 
+def retime(role: str, output: str, *, repeat: int) -> list[tuple[str, str, float, int, int]]:
+    """Load again the URLs ``output`` (a previous run's printout) marked over target for ``role``."""
+    crawler = Crawler(role, repeat)
+    crawler.login()
+    for line in Path(output).read_text().splitlines():
+        found = re.search(r" \d{3}  (.*?): (/\S+) <--$", line)
+        if line.startswith(f"{role[:14]:<14} ") and found:
+            crawler.get(found.group(2), found.group(1))
+    return crawler.rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -351,6 +362,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-fill", action="store_true")
     parser.add_argument("--roles", default=",".join(ROLES))
+    parser.add_argument(
+        "--retime",
+        metavar="OUTPUT",
+        help="load again only the URLs a previous run's OUTPUT marked over target",
+    )
     args = parser.parse_args()
     players = int(100_000 * args.scale)
     games = int(100_000 * args.scale)
@@ -383,6 +399,9 @@ def main() -> None:
     rows: list[tuple[str, str, str, float, int, int]] = []
     for role in args.roles.split(","):
         print(f"\n=== {role} ===", flush=True)
+        if args.retime:
+            rows += [(role, *r) for r in retime(role, args.retime, repeat=args.repeat)]
+            continue
         rows += [(role, *r) for r in crawl(role, players=players, busy=busy, repeat=args.repeat)]
     print(f"\n{len(rows)} URLs crawled (median of {args.repeat} loads each)")
     print("\nslowest twenty:")
