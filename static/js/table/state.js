@@ -46,6 +46,7 @@ import { reconcile } from "../hand.js";
  * @property {number} version the game version shown
  * @property {ConnState} conn
  * @property {string} connDetail
+ * @property {number} lostAt when the connection was lost (0: it is not)
  * @property {string} fatal why the socket closed for good
  * @property {Groups | null} groups the player's arrangement as the page shows it
  * @property {string | null} handKey game:seat:deal of that arrangement
@@ -80,7 +81,7 @@ import { reconcile } from "../hand.js";
 export function newState(cfg, prefs) {
   return {
     snap: null, view: null, version: -1,
-    conn: "connecting", connDetail: "", fatal: "",
+    conn: "connecting", connDetail: "", lostAt: 0, fatal: "",
     groups: null, handKey: null, selected: [],
     finishCard: null, finishFrom: null,
     modal: null, autoSheetKey: null,
