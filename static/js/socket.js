@@ -198,8 +198,9 @@ export class TableSocket {
   }
 
   /**
-   * Send an action; returns false when it waits for the connection to come back.
+   * Send an action: its request id, and whether it went (false: it waits for the connection to come back).
    * @param {Action} action @param {{quiet?: boolean}} [opts] quiet: no word to the player if refused
+   * @returns {{id: string, sent: boolean}}
    */
   act(action, opts = {}) {
     const id = this.prefix + "-" + ++this.count;
@@ -208,7 +209,7 @@ export class TableSocket {
       for (const [k, p] of this.pending) if (p.action.type === "arrange") this.pending.delete(k);
     }
     this.pending.set(id, { action, sent: Date.now(), quiet: !!opts.quiet });
-    return this.raw({ type: "action", request_id: id, action });
+    return { id, sent: this.raw({ type: "action", request_id: id, action }) };
   }
 
   /**

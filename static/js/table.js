@@ -64,7 +64,10 @@ if (root && cfg) {
     }
   };
   let lost = false; // the connection was lost and is not back yet
-  const dispatch = createDispatch({ S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn });
+  const dispatch = createDispatch({
+    S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn,
+    arrangeRefused: (groups, reason) => moves.arrangeRefused(groups, reason),
+  });
   const socket = new TableSocket(cfg.ws_path, {
     // back after the connection was away: ask for what happened since the version shown (a rebuilt
     // update, which dispatch.js sums up as "While you were away"); lost and back are said through
