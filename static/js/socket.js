@@ -65,7 +65,7 @@ export class TableSocket {
     this.count = 0;
     /** When the socket began to open, its last frame came, the page last sent and last pinged. */
     this.openingAt = 0; this.heardAt = 0; this.sentAt = 0; this.pingedAt = 0;
-    /** When the connection was lost (0: it is not), for the backoff. */
+    /** When the connection was lost (0: it is not): its tries are not announced as a first "connecting". */
     this.lostAt = 0;
     this.tickedAt = Date.now();
     /** @type {ReturnType<typeof setInterval> | undefined} */
@@ -107,6 +107,7 @@ export class TableSocket {
       if (this.ws !== ws) return;
       this.attempts = 0;
       this.lostAt = 0;
+      this.hurry = false;
       this.heardAt = this.sentAt = this.pingedAt = Date.now();
       this.h.state("open");
       this.resend();
