@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 #: A ring member: at least this share of its games played with the gainer, and paid games with it.
 RING_SHARE = 0.25
 RING_MIN_PAID = 3
+#: A member a flagged ring names (and links): its own excess at least this many deviations.
+NAMED_Z = 2.0
 #: A chain's edges: each at odds of at most this before the two are combined.
 CHAIN_EDGE_P = 0.01
 RINGS_LISTED = 8
@@ -187,10 +189,16 @@ def rings(
         top3 = sum(sorted((e.fees for e in incoming), reverse=True)[:3])
         flagged = paid >= t.dump_min_games and fees >= t.dump_min_fees and p <= t.ring_alpha
         ring.sort(key=lambda e: -e.fees)
+        # the ring is tested whole (chosen by where they sit); it names, and links, only the
+        # members whose own excess points the ring's way: an honest newcomer who happened to sit
+        # with the gainer is read in the test but not accused by it
+        named = [e for e in ring if judged[e.loser].z() >= NAMED_Z]
+        flagged = flagged and len(named) >= 1
         figures = {
             "shape": "ring",
-            "members": [e.loser for e in ring],
-            "sources": len(ring),
+            "members": [e.loser for e in named],
+            "read_with": len(ring),
+            "sources": len(named),
             "paid_games": paid,
             "net_fees": round(fees, 2),
             "income_share": round(fees / income, 3) if income else 0.0,
@@ -200,8 +208,8 @@ def rings(
             "p_value": p,
             "edges": [_edge_figures(e, judged[e.loser]) for e in ring],
         }
-        listed = [g for e in ring for g in e.pair.games[:games_listed]]
-        out.append(((gainer, *(e.loser for e in ring)), figures, _games(listed, games_listed), flagged, p))
+        listed = [g for e in named for g in e.pair.games[:games_listed]]
+        out.append(((gainer, *(e.loser for e in named)), figures, _games(listed, games_listed), flagged, p))
     return out
 
 

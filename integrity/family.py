@@ -244,6 +244,8 @@ class SeedResult:
     seconds: float = 0.0
     scan_seconds: float = 0.0
     groups: list[GroupResult] = field(default_factory=list)
+    #: which signals named each flagged pair outside the groups
+    flagged_by: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     #: pair class -> [pairs that played together, pairs a flagged finding named]
     pairs: dict[str, list[int]] = field(default_factory=dict)
     flagged_pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -257,6 +259,8 @@ class Tracker:
         self.results = {g.name: GroupResult(g.name, g.method, g.intensity, g.shape) for g in pop.groups}
         self.played: set[tuple[str, str]] = set()
         self.named: set[tuple[str, str]] = set()
+        #: the signals that named each pair, for the report's list of false flags
+        self.named_by: dict[tuple[str, str], set[str]] = {}
         self.games = 0
         self.scans = 0
 
@@ -294,6 +298,7 @@ class Tracker:
                 users = set(f.users)
                 for a, b in combinations(sorted(users), 2):
                     self.named.add((a, b))
+                    self.named_by.setdefault((a, b), set()).add(signal)
                 for g in self.pop.groups:
                     r = self.results[g.name]
                     if len(users & set(g.members)) < 2:
@@ -325,6 +330,7 @@ class Tracker:
             if (a, b) in self.named:
                 out.pairs[c][1] += 1
                 out.flagged_pairs[c].append((a, b))
+                out.flagged_by[(a, b)] = sorted(self.named_by.get((a, b), ()))
         return out
 
 
@@ -499,8 +505,20 @@ def report(results: Sequence[SeedResult]) -> list[str]:
             total, flagged = r.pairs[c]
             cells.append(f"{c} {flagged}/{total} = {flagged / total if total else 0:.2%}")
         lines.append(f"  seed {r.seed}: " + "; ".join(cells))
-        if r.flagged_pairs.get("friends"):
-            lines.append(f"    friends flagged: {', '.join('+'.join(p) for p in r.flagged_pairs['friends'])}")
+        for c in ("friends", "honest"):
+            if r.flagged_pairs.get(c):
+                named = ", ".join(
+                    f"{'+'.join(p)} ({', '.join(r.flagged_by.get(p, []))})" for p in r.flagged_pairs[c]
+                )
+                lines.append(f"    {c} flagged: {named}")
+        if r.flagged_pairs.get("colluder+other"):
+            count: dict[str, int] = {}
+            for p in r.flagged_pairs["colluder+other"]:
+                for sig in r.flagged_by.get(p, []):
+                    count[sig] = count.get(sig, 0) + 1
+            lines.append(
+                "    colluder+other named by: " + ", ".join(f"{k} {v}" for k, v in sorted(count.items()))
+            )
     lines.append("")
     lines.append("Each group: games together at its first flag, by which signals:")
     for r in results:

@@ -28,9 +28,10 @@ from integrity.stats import betabinom_sf
 
 #: Players' own records enter the fit only with at least this many chances.
 FIT_MIN_CHANCES = 20
-#: Bounds on the fitted values (a population of a handful of players says little).
+#: Bounds on the fitted values (a population of a handful of players says little; a prior never
+#: counts for fewer than 30 chances: a mixture of styles must not make every rate look possible).
 DISPERSION_BOUNDS = (1.0, 4.0)
-PRIOR_WEIGHT_BOUNDS = (4.0, 400.0)
+PRIOR_WEIGHT_BOUNDS = (30.0, 400.0)
 #: The prior weight, and no dispersion, until the population is large enough to fit them.
 DEFAULT_PRIOR_WEIGHT = 30.0
 FIT_MIN_PLAYERS = 30
