@@ -14,8 +14,9 @@ inside its own audited transaction.
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
@@ -623,21 +624,51 @@ def _named_rings(findings: list[detect.Finding]) -> list[detect.Finding]:
     return findings
 
 
-def scan(*, now: datetime | None = None) -> ScanRun:
+class Phases:
+    """The wall time of each phase of a scan: logged at its end (the scan has an hourly slot to
+    fit), and passed to ``on_phase`` as each ends (``bench/integrity_scan_bench.py``)."""
+
+    def __init__(self, on_phase: Callable[[str, float], None] | None = None) -> None:
+        self.on_phase = on_phase
+        self.took: dict[str, float] = {}
+        self._mark = time.perf_counter()
+
+    def done(self, name: str) -> None:
+        """The phase ``name`` ends now (it began where the previous one ended)."""
+        mark = time.perf_counter()
+        seconds, self._mark = mark - self._mark, mark
+        self.took[name] = self.took.get(name, 0.0) + seconds
+        if self.on_phase is not None:
+            self.on_phase(name, seconds)
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.took.items())
+
+
+def scan(*, now: datetime | None = None, on_phase: Callable[[str, float], None] | None = None) -> ScanRun:
     """Digest new games, run every signal, refresh the signal pages, raise flags (or reopen lapsed
     ones: both count as raised), keep the undecided flags true, link dumpers and the accounts of
-    one person."""
+    one person. ``on_phase`` is told each phase's name and wall time as it ends."""
     now = now or timezone.now()
+    phases = Phases(on_phase)
     run = ScanRun.objects.create(started_at=now)
-    run.games_digested = digest_new_games() + redigest_stale_games(since=now - timedelta(days=window_days()))
+    run.games_digested = digest_new_games()
+    phases.done("digest new games")
+    run.games_digested += redigest_stale_games(since=now - timedelta(days=window_days()))
+    phases.done("digest stale games again")
     window = GameDigest.objects.filter(
         finished_at__gte=now - timedelta(days=window_days()), data__isnull=False
     )
     games = [(gid, data) for gid, data in window.values_list("game_id", "data").iterator()]
     run.games_in_window = len(games)
+    phases.done("load digests")
     t = thresholds()
     sums = detect.Digests(games)
-    found = {name: fn(sums, t) for name, fn in detect.SIGNALS.items()}
+    phases.done("build sums")
+    found = {}
+    for name, fn in detect.SIGNALS.items():
+        found[name] = fn(sums, t)
+        phases.done(f"signal {name}")
     played = {
         tuple(sorted((int(a), int(b)))): pair.games
         for key, pair in sums.pairs.items()
@@ -646,6 +677,7 @@ def scan(*, now: datetime | None = None) -> ScanRun:
     signins = SignIns.read(now)
     shared = shared_rows(played, now, signins)  # type: ignore[arg-type]
     multi = multi_account_findings(games, signins, played, now - timedelta(days=window_days()))
+    phases.done("shared addresses, devices and one person")
     rows: list[SignalRow] = []
     flags = 0
     made_links = 0
@@ -726,6 +758,7 @@ def scan(*, now: datetime | None = None) -> ScanRun:
                     evidence=_summary(SignalRow.Signal.ONE_PERSON, m.figures)[:300],
                 )
                 made_links += changed
+        phases.done("rows, flags and links")
         for flag in kept.values():
             if flag.pk not in seen:  # nothing found for them at all now
                 users = tuple(filter(None, (flag.user_a_id, flag.user_b_id)))
@@ -736,12 +769,14 @@ def scan(*, now: datetime | None = None) -> ScanRun:
         run.flags_raised, run.links_made = flags, made_links
         run.finished_at = timezone.now()
         run.save()
+    phases.done("store rows, keep flags true")
     logger.info(
-        "integrity scan: %d games digested, %d in the window, %d flags raised, %d links made",
+        "integrity scan: %d games digested, %d in the window, %d flags raised, %d links made (%s)",
         run.games_digested,
         run.games_in_window,
         flags,
         made_links,
+        phases,
     )
     return run
 
