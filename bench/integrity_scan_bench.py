@@ -102,7 +102,9 @@ def built_sizes(url: str) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------------
 # engine games: the digest templates and the last hour's games
 # ---------------------------------------------------------------------------
-def play(job: tuple[int, list[str], str, int]) -> tuple[list[dict[str, Any]], list[int], dict[str, Any] | None]:
+def play(
+    job: tuple[int, list[str], str, int],
+) -> tuple[list[dict[str, Any]], list[int], dict[str, Any] | None]:
     """One game of honest bots (in a worker): its wire events, each seat's fees and its digest."""
     from game_engine.collusion import HONEST_STYLES, Plan, play_table
     from game_engine.formats import make_rules
@@ -128,7 +130,9 @@ def templates(count: int, seed: int, workers: int) -> dict[int, list[dict[str, A
     jobs = []
     for i in range(count):
         size = 2 + i % 5
-        jobs.append((rng.randrange(2**40), [f"p{k}" for k in range(size)], rng.choice(("61", "101", "201")), 1_000))
+        jobs.append(
+            (rng.randrange(2**40), [f"p{k}" for k in range(size)], rng.choice(("61", "101", "201")), 1_000)
+        )
     out: dict[int, list[dict[str, Any]]] = {n: [] for n in range(2, 7)}
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -273,7 +277,9 @@ GAME_COLUMNS = [
 ]  # fmt: skip
 
 
-def fill(*, players: int, games: int, new_games: int, n_templates: int, seed: int, workers: int) -> dict[str, int]:
+def fill(
+    *, players: int, games: int, new_games: int, n_templates: int, seed: int, workers: int
+) -> dict[str, int]:
     from django.db import connection
 
     rng = random.Random(seed)
@@ -373,7 +379,9 @@ def fill(*, players: int, games: int, new_games: int, n_templates: int, seed: in
             jobs.append((rng.randrange(2**40), [str(u) for u in seated], "101", fee))
         game_rows, seat_rows, event_rows = [], [], []
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for (g, fee, seated), (wire, fees, _) in zip(seats_of, pool.map(play, jobs, chunksize=2), strict=True):
+            for (g, fee, seated), (wire, fees, _) in zip(
+                seats_of, pool.map(play, jobs, chunksize=2), strict=True
+            ):
                 at = NOW - timedelta(seconds=rng.randrange(3000))
                 state = {"players": [{"fees_paid": f} for f in fees]}
                 game_rows.append((g, 1 + stakes.index(fee), "finished", json.dumps(state), len(wire), len(wire),
@@ -388,11 +396,22 @@ def fill(*, players: int, games: int, new_games: int, n_templates: int, seed: in
         counts["last hour's games"] = len(game_rows)
         copy(
             "tables_seat",
-            ["game_id", "position", "user_id", "is_bot", "engine_seat", "joined_at", "left_at", "client_seed"],
+            [
+                "game_id",
+                "position",
+                "user_id",
+                "is_bot",
+                "engine_seat",
+                "joined_at",
+                "left_at",
+                "client_seed",
+            ],
             seat_rows,
         )
         counts["events"] = copy(
-            "tables_gameevent", ["game_id", "deal_number", "version", "seq", "type", "data", "created_at"], event_rows
+            "tables_gameevent",
+            ["game_id", "deal_number", "version", "seq", "type", "data", "created_at"],
+            event_rows,
         )
         print(f"  last hour's games: {time.perf_counter() - started:.0f} s", flush=True)
 
@@ -405,7 +424,9 @@ def fill(*, players: int, games: int, new_games: int, n_templates: int, seed: in
         print(f"  sign-in events: {time.perf_counter() - started:.0f} s", flush=True)
         raw.execute("SET session_replication_role = origin")
         for table in ("accounts_user", "tables_tablesettings", "tables_table", "tables_poolgame"):
-            raw.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+            raw.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
+            )
     return counts
 
 
@@ -451,6 +472,12 @@ def _status_kb(field: str) -> int:
     return 0
 
 
+def _cpu() -> float:
+    """This process's CPU seconds (user and system): the machine may be shared, wall time not ours."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def reset(new_from: int) -> None:
     """Empty what a scan writes, and the last hour's digests: each run starts from the same place."""
     from integrity.models import AccountLink, Flag, GameDigest, ScanRun, SignalRow
@@ -466,17 +493,20 @@ def run_scan() -> tuple[float, list[tuple[str, float, int, int]]]:
     from integrity import services
 
     rows: list[tuple[str, float, int, int]] = []
+    cpu = [_cpu()]
 
     def on_phase(name: str, seconds: float) -> None:
         rows.append((name, seconds, _status_kb("VmRSS"), _status_kb("VmHWM")))
-        print(f"  {name:<34} {seconds:>9.1f} s   rss {_status_kb('VmRSS') / 1024:>7.0f} MB"
+        now = _cpu()
+        used, cpu[0] = now - cpu[0], now
+        print(f"  {name:<34} {seconds:>9.1f} s  cpu {used:>7.1f} s   rss {_status_kb('VmRSS') / 1024:>7.0f} MB"
               f"   peak {_status_kb('VmHWM') / 1024:>7.0f} MB", flush=True)  # fmt: skip
 
-    started = time.perf_counter()
+    started, cpu_start = time.perf_counter(), _cpu()
     run = services.scan(on_phase=on_phase)
     total = time.perf_counter() - started
     print(
-        f"  {'total':<34} {total:>9.1f} s   peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+        f"  {'total':<34} {total:>9.1f} s  cpu {_cpu() - cpu_start:>7.1f} s   peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
         f"\n  games digested {run.games_digested:,}, in the window {run.games_in_window:,}, flags raised "
         f"{run.flags_raised:,}, links made {run.links_made:,}",
         flush=True,
@@ -486,17 +516,23 @@ def run_scan() -> tuple[float, list[tuple[str, float, int, int]]]:
     from integrity.models import Flag, SignalRow
 
     by_signal = dict(Flag.objects.values_list("signal").annotate(n=Count("id")).values_list("signal", "n"))
-    rows_kept = dict(SignalRow.objects.values_list("signal").annotate(n=Count("id")).values_list("signal", "n"))
+    rows_kept = dict(
+        SignalRow.objects.values_list("signal").annotate(n=Count("id")).values_list("signal", "n")
+    )
     print(f"  flags by signal {by_signal}; signal rows {rows_kept}", flush=True)
     return total, rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="1: 100,000 players and 1,000,000 games")
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--games", type=int, default=None)
-    parser.add_argument("--templates", type=int, default=None, help="engine games to recycle (2,000 at full size)")
+    parser.add_argument(
+        "--templates", type=int, default=None, help="engine games to recycle (2,000 at full size)"
+    )
     parser.add_argument("--seed", type=int, default=38)
     parser.add_argument("--workers", type=int, default=2, help="processes that play the engine games")
     parser.add_argument("--reuse", action="store_true", help="keep a database built with the same sizes")
@@ -507,7 +543,13 @@ def main() -> None:
     games = args.games or int(1_000_000 * args.scale)
     new_games = max(10, math.ceil(games / (WINDOW_DAYS * 24)))
     n_templates = args.templates or max(300, int(2_000 * min(1.0, args.scale * 3)))
-    sizes = {"players": players, "games": games, "new_games": new_games, "templates": n_templates, "seed": args.seed}
+    sizes = {
+        "players": players,
+        "games": games,
+        "new_games": new_games,
+        "templates": n_templates,
+        "seed": args.seed,
+    }
     url = os.environ["DATABASE_URL"]
 
     if args.fill_only:

@@ -13,18 +13,22 @@ inside its own audited transaction.
 
 from __future__ import annotations
 
+import heapq
 import logging
+import math
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from accounts.models import User
@@ -116,7 +120,8 @@ def digest_new_games(*, batch: int = 500) -> int:
     while True:
         games = list(
             PoolGame.objects.filter(status__in=[PoolGame.Status.FINISHED, PoolGame.Status.CANCELLED])
-            .exclude(pk__in=GameDigest.objects.values("game_id"))
+            # an anti-join: NOT IN over a million digests would scan them once per game
+            .filter(~Exists(GameDigest.objects.filter(game_id=OuterRef("pk"))))
             .select_related("table__settings")
             .order_by("pk")[:batch]
         )
@@ -155,32 +160,39 @@ def redigest_stale_games(*, since: datetime, limit: int = REDIGEST_PER_RUN, batc
 @dataclass
 class SignIns:
     """The sign-in events of the retention period, read once: the accounts of each device, and
-    each account's addresses."""
+    each account's addresses (each distinct sign-in read once, streamed)."""
 
     devices: dict[str, set[int]]
-    addresses: dict[int, set[str]]
+    addresses: dict[int, frozenset[str]]
 
     @classmethod
     def read(cls, now: datetime) -> SignIns:
         since = now - timedelta(days=retention_days())
-        events = SignInEvent.objects.filter(at__gte=since).values_list("user_id", "address", "device")
+        events = (
+            SignInEvent.objects.filter(at__gte=since)
+            .order_by()
+            .values_list("user_id", "address", "device")
+            .distinct()
+        )
         devices: dict[str, set[int]] = defaultdict(set)
-        addresses: dict[int, set[str]] = defaultdict(set)
-        for user_id, address, device in events.iterator():
+        seen_at: dict[int, set[str]] = defaultdict(set)
+        for user_id, address, device in events.iterator(chunk_size=10_000):
             if device:
                 devices[device].add(user_id)
             if address:
-                addresses[user_id].add(address)
-        return cls(devices, addresses)
+                seen_at[user_id].add(address)
+        return cls(devices, {user: frozenset(found) for user, found in seen_at.items()})
 
 
 def shared_rows(
-    played: dict[tuple[int, int], list[int]], now: datetime, signins: SignIns | None = None
+    played: Mapping[tuple[int, int], Sequence[Any]], now: datetime, signins: SignIns | None = None
 ) -> list[dict[str, Any]]:
     """Pairs of accounts that signed in from one device (a link), or from one address and
-    played together (a weak sign alone: many people share a mobile network's address)."""
+    played together (a weak sign alone: many people share a mobile network's address).
+    ``played``: (low id, high id) -> the games of each pair that played together."""
     signins = signins or SignIns.read(now)
     devices, addresses = signins.devices, signins.addresses
+    nowhere: frozenset[str] = frozenset()
     rows: dict[tuple[int, int], dict[str, Any]] = {}
     for users in devices.values():
         if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
@@ -190,7 +202,7 @@ def shared_rows(
                 )
                 row["devices"] += 1
     for (a, b), games in played.items():
-        common = addresses.get(a, set()) & addresses.get(b, set())
+        common = addresses.get(a, nowhere) & addresses.get(b, nowhere)
         if common:
             row = rows.setdefault((a, b), {"devices": 0, "addresses": [], "games": games})
             row["addresses"] = sorted(common)[:5]
@@ -249,38 +261,14 @@ def shared_addresses(signins: SignIns, played: Iterable[tuple[int, ...]]) -> dic
 
 
 def multi_account_findings(
-    games: list[tuple[int, dict[str, Any]]],
-    signins: SignIns,
-    played: Mapping[tuple[int, ...], list[Any]],
-    since: datetime,
+    games: list[multiaccount.Game], signins: SignIns, played: Mapping[tuple[int, int], Sequence[Any]]
 ) -> list[multiaccount.Finding]:
-    """The multi-account rules over the window's games (with when each was played) and the
-    addresses the accounts signed in from."""
-    times = {
-        gid: (start or end, end)
-        for gid, start, end in GameDigest.objects.filter(finished_at__gte=since, data__isnull=False)
-        .values_list("game_id", "game__started_at", "finished_at")
-        .iterator()
-    }
-    rows = []
-    for gid, data in games:
-        if gid not in times or not data.get("players"):
-            continue
-        start, end = times[gid]
-        rows.append(
-            multiaccount.Game(
-                ref=int(gid),
-                start=start.timestamp(),
-                end=max(end, start).timestamp(),
-                people=tuple(data["players"]),
-                fee=int(data.get("fee") or 0),
-                net=data.get("net") or {},
-            )
-        )
+    """The multi-account rules over the window's games (with when each was played, ``_Window``)
+    and the addresses the accounts signed in from."""
     rules = multi_account_rules()
     least = min(rules.sit_min_games, rules.chips_min_games)
     together = [_key(*pair) for pair, gids in played.items() if len(gids) >= least]
-    return multiaccount.find(rows, shared_addresses(signins, played), rules, together)
+    return multiaccount.find(games, shared_addresses(signins, played), rules, together)
 
 
 # ---------------------------------------------------------------------------
@@ -624,6 +612,117 @@ def _named_rings(findings: list[detect.Finding]) -> list[detect.Finding]:
     return findings
 
 
+def window_digests(
+    since: datetime, *, chunk: int = 2_000
+) -> Iterator[tuple[int, dict[str, Any], float, float]]:
+    """The window's digests (game id, digest, when the game began and ended as timestamps), oldest
+    game first, streamed from a server-side cursor ``chunk`` at a time: the scan sums them as they
+    come and never holds the window."""
+    rows = (
+        GameDigest.objects.filter(finished_at__gte=since, data__isnull=False)
+        .order_by("game_id")
+        .annotate(text=Cast("data", TextField()))
+        .values_list("game_id", "text", "game__started_at", "finished_at")
+    )
+    for game_id, text, start, end in rows.iterator(chunk_size=chunk):
+        start = start or end
+        yield game_id, orjson.loads(text), start.timestamp(), max(end, start).timestamp()
+
+
+class _Window(Iterator[tuple[int, dict[str, Any]]]):
+    """The window's digests as ``detect.Digests`` reads them (game id, digest), adding up the time
+    spent getting each (the database and decoding), and keeping of each game only what the
+    one-person rules read (``multiaccount.Game``): the digest itself is dropped once summed."""
+
+    def __init__(self, items: Iterator[tuple[int, dict[str, Any], float, float]]) -> None:
+        self.items, self.seconds = items, 0.0
+        self.games: list[multiaccount.Game] = []
+
+    def __iter__(self) -> _Window:
+        return self
+
+    def __next__(self) -> tuple[int, dict[str, Any]]:
+        started = time.perf_counter()
+        try:
+            gid, data, start, end = next(self.items)
+        finally:
+            self.seconds += time.perf_counter() - started
+        if data.get("players"):
+            self.games.append(
+                multiaccount.Game(
+                    ref=int(gid),
+                    start=start,
+                    end=end,
+                    people=tuple(data["players"]),
+                    fee=int(data.get("fee") or 0),
+                    net=data.get("net") or {},
+                )
+            )
+        return gid, data
+
+
+class _Played(Mapping[tuple[int, int], Sequence[Any]]):
+    """The pairs that played together in the window, as ``shared_rows`` and the one-person rules
+    read them: (low id, high id) -> their games (``detect.PairGames``), read from the sums without
+    copying them."""
+
+    def __init__(self, sums: detect.Digests) -> None:
+        self.sums = sums
+
+    def __getitem__(self, users: tuple[int, ...]) -> Sequence[Any]:
+        a, b = sorted(str(u) for u in users)
+        pair = self.sums.pairs.get(f"{a}|{b}")
+        if pair is None:
+            raise KeyError(users)
+        return pair.games
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        for key in self.sums.pairs:
+            a, b = key.split("|")
+            x, y = int(a), int(b)
+            yield (x, y) if x < y else (y, x)
+
+    def __len__(self) -> int:
+        return len(self.sums.pairs)
+
+    def items(self) -> Iterator[tuple[tuple[int, int], Sequence[Any]]]:  # type: ignore[override]
+        for key, pair in self.sums.pairs.items():
+            a, b = key.split("|")
+            x, y = int(a), int(b)
+            yield ((x, y) if x < y else (y, x)), pair.games
+
+
+class _Keeper:
+    """Of one signal's findings, batch by batch, what the scan uses: the flagged ones, the
+    ``ROWS_KEPT`` strongest others its page lists (two games at least), and any kept under a pair
+    (or player, or ring's hub: ``_kept_users``) with an undecided flag; in the order the signal
+    found them. The others are dropped as they come: the window holds millions of pairs."""
+
+    def __init__(self, signal: str, undecided: set[tuple[str, frozenset[int]]]) -> None:
+        self.signal = signal
+        self.watch = {users for s, users in undecided if s == signal}
+        self.kept: list[tuple[int, detect.Finding]] = []
+        self.top: list[tuple[int, detect.Finding]] = []
+        self.floor = -math.inf  # the weakest score in a full ``top``
+        self.seen = 0
+
+    def add(self, batch: Iterable[detect.Finding]) -> None:
+        watch, top = self.watch, self.top
+        for f in batch:
+            self.seen += 1
+            if f.flagged or (watch and frozenset(_kept_users(self.signal, f)) in watch):
+                self.kept.append((self.seen, f))
+            elif f.score > self.floor and len(f.games) >= 2:  # a pattern needs two games at least
+                top.append((self.seen, f))
+        if len(top) > ROWS_KEPT:
+            self.top = heapq.nsmallest(ROWS_KEPT, top, key=lambda x: (-x[1].score, x[0]))
+            self.floor = self.top[-1][1].score
+
+    def found(self) -> list[detect.Finding]:
+        """The findings kept, in the order the signal found them."""
+        return [f for _, f in sorted(dict([*self.top, *self.kept]).items())]
+
+
 class Phases:
     """The wall time of each phase of a scan: logged at its end (the scan has an hourly slot to
     fit), and passed to ``on_phase`` as each ends (``bench/integrity_scan_bench.py``)."""
@@ -633,13 +732,17 @@ class Phases:
         self.took: dict[str, float] = {}
         self._mark = time.perf_counter()
 
-    def done(self, name: str) -> None:
-        """The phase ``name`` ends now (it began where the previous one ended)."""
+    def done(self, name: str, *, part: tuple[str, float] | None = None) -> None:
+        """The phase ``name`` ends now (it began where the previous one ended); ``part``: a phase
+        done inside it, interleaved (its name and seconds), told first and taken out of it."""
         mark = time.perf_counter()
         seconds, self._mark = mark - self._mark, mark
-        self.took[name] = self.took.get(name, 0.0) + seconds
-        if self.on_phase is not None:
-            self.on_phase(name, seconds)
+        laps = [part] if part is not None else []
+        laps.append((name, seconds - (part[1] if part is not None else 0.0)))
+        for phase, took in laps:
+            self.took[phase] = self.took.get(phase, 0.0) + took
+            if self.on_phase is not None:
+                self.on_phase(phase, took)
 
     def __str__(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.took.items())
@@ -656,36 +759,55 @@ def scan(*, now: datetime | None = None, on_phase: Callable[[str, float], None] 
     phases.done("digest new games")
     run.games_digested += redigest_stale_games(since=now - timedelta(days=window_days()))
     phases.done("digest stale games again")
-    window = GameDigest.objects.filter(
-        finished_at__gte=now - timedelta(days=window_days()), data__isnull=False
-    )
-    games = [(gid, data) for gid, data in window.values_list("game_id", "data").iterator()]
-    run.games_in_window = len(games)
-    phases.done("load digests")
+    window = _Window(window_digests(now - timedelta(days=window_days())))
+    sums = detect.Digests(window)
+    run.games_in_window = sums.count
+    phases.done("build sums", part=("load digests", window.seconds))
     t = thresholds()
-    sums = detect.Digests(games)
-    phases.done("build sums")
-    found = {}
-    for name, fn in detect.SIGNALS.items():
-        found[name] = fn(sums, t)
-        phases.done(f"signal {name}")
-    played = {
-        tuple(sorted((int(a), int(b)))): pair.games
-        for key, pair in sums.pairs.items()
-        for a, b in [key.split("|")]
+    # the findings a scan stores or judges: flagged ones, the strongest others, and any of a pair
+    # (or player) with an undecided flag (only these are kept of the millions of pairs)
+    undecided = {
+        (signal, frozenset(filter(None, (a, b))))
+        for signal, a, b in Flag.objects.filter(
+            decision="",
+            state__in=[Flag.State.OPEN, Flag.State.WEAKENED],
+            signal__in=[*detect.SIGNALS, SignalRow.Signal.SHARED],
+        ).values_list("signal", "user_a_id", "user_b_id")
     }
     signins = SignIns.read(now)
-    shared = shared_rows(played, now, signins)  # type: ignore[arg-type]
-    multi = multi_account_findings(games, signins, played, now - timedelta(days=window_days()))
-    phases.done("shared addresses, devices and one person")
+    played = _Played(sums)
+    found: dict[str, list[detect.Finding]] = {}
+    for name in detect.SIGNALS:
+        keep = _Keeper(name, undecided)
+        for batch in detect.findings(sums, name, t):
+            keep.add(batch)
+        found[name] = keep.found()
+        phases.done(f"signal {name}")
+    keep = _Keeper(SignalRow.Signal.SHARED, undecided)
+    keep.add(
+        detect.Finding(
+            SignalRow.Signal.SHARED,
+            tuple(str(u) for u in r["users"]),
+            r["figures"],
+            r["games"],
+            r["flagged"],
+            r["score"],
+        )
+        for r in shared_rows(played, now, signins)
+    )
+    shared = keep.found()
+    phases.done("shared addresses and devices")
+    multi = multi_account_findings(window.games, signins, played)
+    window.games = []
+    phases.done("one person")
     rows: list[SignalRow] = []
     flags = 0
     made_links = 0
 
-    def pair_games(users: tuple[int, ...]) -> list[Any]:
+    def pair_games(users: tuple[int, ...]) -> Sequence[Any]:
         if len(users) == 1:
             return sums.games.get(str(users[0]), [])
-        return played.get(tuple(sorted(users)), [])  # type: ignore[arg-type]
+        return played.get(users, [])
 
     with transaction.atomic():
         # the undecided flags this run keeps true, locked: a decision recorded meanwhile waits
@@ -736,7 +858,16 @@ def scan(*, now: datetime | None = None, on_phase: Callable[[str, float], None] 
                             a, b, source=AccountLink.Source.CHIPS, evidence=_summary(signal, f.figures)[:300]
                         )
                         made_links += changed
-        items = [(r["users"], r["figures"], r["games"], r["score"], r["flagged"]) for r in shared]
+        items = [
+            (
+                _kept_users(SignalRow.Signal.SHARED, f),
+                f.figures,
+                [int(g) for g in f.games],
+                f.score,
+                f.flagged,
+            )
+            for f in shared
+        ]
         rows += _rows(SignalRow.Signal.SHARED, items, now)
         for users, figures, _gids, score, flagged in items:
             flags += judge(SignalRow.Signal.SHARED, tuple(users), figures, score, flagged)
