@@ -497,6 +497,9 @@ def run_scan() -> tuple[float, list[tuple[str, float, int, int]]]:
 
     def on_phase(name: str, seconds: float) -> None:
         rows.append((name, seconds, _status_kb("VmRSS"), _status_kb("VmHWM")))
+        if name == "load digests":  # streamed inside "build sums": its CPU is counted there
+            print(f"  {name:<34} {seconds:>9.1f} s  cpu (with sums)", flush=True)
+            return
         now = _cpu()
         used, cpu[0] = now - cpu[0], now
         print(f"  {name:<34} {seconds:>9.1f} s  cpu {used:>7.1f} s   rss {_status_kb('VmRSS') / 1024:>7.0f} MB"
