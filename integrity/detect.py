@@ -80,7 +80,7 @@ class Finding:
     signal: str
     users: tuple[str, ...]
     figures: dict[str, Any]
-    games: list[Any]
+    games: Sequence[Any]
     flagged: bool
     #: for ordering the signal page: the odds against, as -log10(p)
     score: float = 0.0

@@ -253,8 +253,9 @@ def shared_addresses(signins: SignIns, played: Iterable[tuple[int, ...]]) -> dic
         if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
             for a, b in combinations(sorted(users), 2):
                 out[_key(a, b)].append(address)
+    nowhere: frozenset[str] = frozenset()
     for a, b in played:
-        common = signins.addresses.get(a, set()) & signins.addresses.get(b, set())
+        common = signins.addresses.get(a, nowhere) & signins.addresses.get(b, nowhere)
         if common:
             out[_key(a, b)] = sorted(common)
     return out
@@ -403,7 +404,7 @@ class Evidence:
 
     users: tuple[int, ...]
     figures: dict[str, Any] | None
-    games: list[Any]
+    games: Sequence[Any]
     score: float
     flagged: bool
 
@@ -807,7 +808,7 @@ def scan(*, now: datetime | None = None, on_phase: Callable[[str, float], None] 
     def pair_games(users: tuple[int, ...]) -> Sequence[Any]:
         if len(users) == 1:
             return sums.games.get(str(users[0]), [])
-        return played.get(users, [])
+        return played.get((users[0], users[1]), [])
 
     with transaction.atomic():
         # the undecided flags this run keeps true, locked: a decision recorded meanwhile waits

@@ -131,7 +131,7 @@ class _PlainPair:
 def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> detect.Digests:
     """The sums written out plainly, each count added where a digest holds it."""
     s = detect.Digests([])
-    s.pairs = defaultdict(_PlainPair)  # type: ignore[assignment]
+    s.pairs = defaultdict(_PlainPair)  # type: ignore[arg-type]
     for ref, d in games:
         people, net, fee = d["players"], d["net"], d["fee"]
         seats = max(int(d.get("seats") or len(people)), 1)
@@ -163,7 +163,7 @@ def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> detect.Digests:
                 s.cmp[p][0] += sum(1 for q in people if net[p] > net[q])
                 s.cmp[p][1] += sum(1 for q in people if net[p] < net[q])
         for a, b in combinations(sorted(set(people)), 2):
-            pair = s.pairs[f"{a}|{b}"]
+            pair: Any = s.pairs[f"{a}|{b}"]
             pair.games.append(ref)
             raw = d["pairs"].get(f"{a}|{b}")
             if raw:
