@@ -521,7 +521,9 @@ def the_site_role_cannot_erase_the_trail_the_ledger_or_the_events(site: Site, da
                 except psycopg.Error as exc:
                     refusals[statement] = exc.sqlstate or str(exc)
         assert set(refusals.values()) == {INSUFFICIENT_PRIVILEGE}, refusals
-        assert counts() == before
+        # nothing erased; the practice game may still be appending its events meanwhile
+        after = counts()
+        assert all(after[t] >= before[t] for t in tables), (before, after)
 
 
 def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
