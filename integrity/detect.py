@@ -23,7 +23,7 @@ from itertools import combinations
 from typing import Any, overload
 
 from integrity import chipflow
-from integrity.digest import WAYS
+from integrity.digest import WAYS, chip_flows
 from integrity.rates import RateModel
 from integrity.stats import binom_sf, log5, negbinom_sf, normal_sf, shrunk
 
@@ -228,20 +228,6 @@ def _strength(p: float) -> float:
     return round(-math.log10(max(p, 1e-300)), 2)
 
 
-def _flows(net: dict[str, int]) -> dict[tuple[str, str], float]:
-    """Who lost to whom in one game: each loser's loss shared among the winners by their gains."""
-    gains = {p: v for p, v in net.items() if v > 0}
-    total = sum(gains.values())
-    out: dict[tuple[str, str], float] = {}
-    if total <= 0:
-        return out
-    for loser, v in net.items():
-        if v < 0:
-            for winner, g in gains.items():
-                out[(loser, winner)] = -v * g / total
-    return out
-
-
 class Digests:
     """The window's digests summed once; each signal reads these sums.
 
@@ -293,7 +279,7 @@ class Digests:
         fee = d["fee"]
         paid = fee > 0
         seats = max(int(d.get("seats") or len(people)), 1)
-        flows = _flows(net) if paid else {}
+        flows = chip_flows(net) if paid else {}
         if paid:
             ahead = {p: sum(1 for q in people if q != p and net[p] > net[q]) for p in people}
             behind = {p: sum(1 for q in people if q != p and net[p] < net[q]) for p in people}

@@ -31,7 +31,7 @@ and for each pair at the table (key ``"a|b"``, a < b):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -45,6 +45,20 @@ DROP_WAY = {"drop": "drop", "auto_drop": "drop", "missed_turns": "timeout", "lef
 #: How a wrong ``declaration``'s reason concedes the deal: an invalid show is a wrong show, a show
 #: not made in time is the clock's, a declarer who left has left.
 DECLARATION_WAY = {"invalid": "wrong_show", "no_show": "timeout", "left": "left"}
+
+
+def chip_flows(net: Mapping[str, int]) -> dict[tuple[str, str], float]:
+    """Who lost to whom in one game: each loser's loss shared among the winners by their gains."""
+    gains = {p: v for p, v in net.items() if v > 0}
+    total = sum(gains.values())
+    out: dict[tuple[str, str], float] = {}
+    if total <= 0:
+        return out
+    for loser, v in net.items():
+        if v < 0:
+            for winner, g in gains.items():
+                out[(loser, winner)] = -v * g / total
+    return out
 
 
 def pair_key(a: str, b: str) -> tuple[str, bool]:

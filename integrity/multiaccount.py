@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from integrity.digest import chip_flows
 from integrity.stats import binom_sf, log5, shrunk
 
 SIGNAL = "one_person"
@@ -104,20 +105,6 @@ class _Pair:
     ahead: list[int] = field(default_factory=lambda: [0, 0])
 
 
-def _flows(net: Mapping[str, int]) -> dict[tuple[str, str], float]:
-    """Who lost to whom in one game: each loser's loss shared among the winners by their gains."""
-    gains = {p: v for p, v in net.items() if v > 0}
-    total = sum(gains.values())
-    out: dict[tuple[str, str], float] = {}
-    if total <= 0:
-        return out
-    for loser, v in net.items():
-        if v < 0:
-            for winner, g in gains.items():
-                out[(loser, winner)] = -v * g / total
-    return out
-
-
 def _strength(p: float) -> float:
     return round(-math.log10(max(p, 1e-300)), 2)
 
@@ -169,7 +156,7 @@ class Activity:
             if not paid:
                 continue
             if flows is None:
-                flows = _flows(net)
+                flows = chip_flows(net)
             moved = flows.get((a, b), 0.0) - flows.get((b, a), 0.0)
             if moved > 0:
                 pair.ways[0] += 1

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from game_engine.collusion import Plan, play_table
-from game_engine.formats import make_rules
 from integrity import detect
-from integrity.digest import digest
+
+from .test_signals import _game
 
 FEE = 1_000
 HONEST = [
@@ -24,18 +23,6 @@ HONEST = [
 ]
 #: fewer games together than chip dumping asks of one pair (``Thresholds.dump_min_games``)
 PER_PAIR = 5
-
-
-def _game(seed: int, seats: list[tuple[str, str, str | None]]) -> dict[str, Any]:
-    rules = make_rules("61", max_players=6, entry_fee=FEE, rake_bp=1000)
-    ids = [pid for pid, _, _ in seats]
-    plans = [
-        (pid, Plan(style, ids.index(partner) if partner in ids else None)) for pid, style, partner in seats
-    ]
-    state, events = play_table(rules, plans, seed)
-    out = digest([e.to_dict() for e in events], ids, [p.fees_paid for p in state.players], FEE)
-    assert out is not None
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from game_engine.collusion import Plan, play_table
 from game_engine.formats import make_rules
 from integrity import detect
-from integrity.digest import digest
+from integrity.digest import chip_flows, digest
 
 FEE = 1_000
 PLAYERS = [str(n) for n in range(1, 121)]
@@ -135,7 +135,7 @@ def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> detect.Digests:
     for ref, d in games:
         people, net, fee = d["players"], d["net"], d["fee"]
         seats = max(int(d.get("seats") or len(people)), 1)
-        flows = detect._flows(net) if fee > 0 else {}
+        flows = chip_flows(net) if fee > 0 else {}
         old = "chances" not in d
         for p in people:
             s.deals[p] += d["deals"].get(p, 0)
