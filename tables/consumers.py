@@ -32,7 +32,6 @@ from game_engine.melds import verdict
 from sitelog import context as logcontext
 from tables import (
     dbthreads,
-    idle,
     lobbyfeed,
     notify,
     presence,
@@ -116,8 +115,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     user: Any = None
     #: When the frame being handled arrived (``time.perf_counter``).
     arrived: float = 0.0
-    #: When the client's last frame arrived (``time.monotonic``): ``tables.idle`` closes a silent socket.
-    heard_at: float = 0.0
     #: The session this socket logged in with: every action checks it still logs the user in.
     session_key: str = ""
     closing: bool = False
@@ -194,11 +191,9 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if block is not None and block.signed_out:
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return False
-        idle.watch(self)  # closed if its page falls silent (a lost signal sends no close)
         return True
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
-        idle.forget(self)
         if self._claimed:
             self._claimed = False
             await sockets.release_socket(self.user.pk, self)
@@ -212,7 +207,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.arrived = (
             time.perf_counter()
         )  # an action's latency counts from here (TableConsumer.handle_action)
-        self.heard_at = time.monotonic()  # any frame, a ping or one refused, says the page is there
         if not self.rate.allow():
             if self.rate.flooding:
                 self.closing = True
