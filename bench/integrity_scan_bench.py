@@ -52,6 +52,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/rummy_scanbench_data")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.test_settings")
+sys.path.insert(0, str(ROOT / "bench"))
+
+from admin_bench import Copier  # noqa: E402  (COPY through Django's connection)
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 WINDOW_DAYS = 90
@@ -256,21 +259,6 @@ def _pick(options: tuple[tuple[int, float], ...], rng: random.Random) -> int:
 # ---------------------------------------------------------------------------
 # the fill
 # ---------------------------------------------------------------------------
-class Copier:
-    """COPY rows into one table through Django's connection (psycopg 3)."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-
-    def __call__(self, table: str, columns: list[str], rows: Any) -> int:
-        n = 0
-        with self.raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-                n += 1
-        return n
-
-
 GAME_COLUMNS = [
     "id", "table_id", "status", "state", "version", "event_count", "deadline_at", "deadline_kind",
     "timer_at", "seed", "bot_seats", "result", "answers", "created_at", "started_at", "finished_at",
