@@ -22,7 +22,7 @@ from accounts.models import User
 from game_engine.bots import choose_action
 from game_engine.game import GameState
 from game_engine.views import view_for
-from tables import gamerows, play, practice, timers
+from tables import gamerows, notify, play, practice, timers
 from tables.clock import OffsetClock
 from tables.models import PoolGame
 
@@ -68,6 +68,23 @@ def _bot_move(game: PoolGame) -> bool:
             "bot %s in game %s refused at version %s: %s", bot.pk, game_id, version, answer["error"]
         )
     return bool(answer["ok"])
+
+
+def bots_rearm() -> int:
+    """Schedule the move of every bot that must act in a running game; called when a worker's
+    consumer (re)starts, with the timers. A bot's task lost with its worker or broker would
+    otherwise leave the bot idle until its turn timer charges it a missed turn. A move already
+    scheduled and this one are the same move (one request id a version): whichever runs second
+    does nothing."""
+    games = PoolGame.objects.filter(status=PoolGame.Status.RUNNING).exclude(bot_seats=[])
+    scheduled = 0
+    for game_id, version, state, bot_seats in games.values_list(
+        "pk", "version", "state", "bot_seats"
+    ).iterator():
+        if practice.seats_to_act(GameState.from_dict(state), bot_seats):
+            notify.schedule_bot_move(game_id=game_id, version=version, delay=practice.think_seconds())
+            scheduled += 1
+    return scheduled
 
 
 def play_out(*, game_id: int, clock: OffsetClock, max_steps: int = 200_000) -> PoolGame:

@@ -58,3 +58,9 @@ class RearmTimers(bootsteps.StartStopStep):  # type: ignore[misc]
             logger.exception("could not re-arm the game timers")
             return
         logger.info("re-armed the timers of %d games", armed)
+        try:
+            bots = drivers.bots_rearm()
+        except Exception:
+            logger.exception("could not re-arm the bots' moves")
+            return
+        logger.info("re-armed the moves of %d bots", bots)

@@ -80,7 +80,21 @@ def test_the_table_shows_the_commitment_the_players_seed_and_the_revealed_seed(
 
         # A bot drops a hopeless hand at its first turn, as a person would (about one first hand in
         # 170): if the toss put it first and it did, deal 1 is over without Asha's drop.
-        wait_until(lambda: asha.my_turn() or deal_over(), "asha's turn or the bot's drop", timeout=30)
+        # Two bot moves of 5 s each at most before Asha's turn; a loaded machine (the suite's browser
+        # tests in parallel) can stretch them, so the wait is generous and its failure says where the
+        # game stood.
+        try:
+            wait_until(lambda: asha.my_turn() or deal_over(), "asha's turn or the bot's drop", timeout=60)
+        except pytest.fail.Exception:
+            game.refresh_from_db()
+            now = GameState.from_dict(game.state)
+            d = now.deal
+            view = asha.view() or {}
+            pytest.fail(
+                f"no turn for Asha: game version {game.version}, phase {now.phase}/{d and d.phase}, turn {d and d.turn}, "
+                f"Asha's seat {seat}, bot seats {game.bot_seats}, deadline {game.deadline_at}; the page "
+                f"at version {view.get('version')}, phase {view.get('deal_phase')}, turn {view.get('turn')}"
+            )
         if not deal_over():
             page.click("#btn-drop")
             page.click("#drop-confirm")

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from game_engine.game import GameState
-from tables import drivers, services
+from tables import drivers, notify, practice, services
 from tables.models import GameEvent, PoolGame, TableSettings
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger
@@ -66,3 +66,35 @@ def test_a_stale_bot_task_does_nothing(clock: FakeClock) -> None:
     services.game_timeout(game_id=game.pk, version=game.version)
     game.refresh_from_db()
     assert drivers.bot_move(game_id=game.pk, version=game.version - 1) is False
+
+
+def test_a_worker_that_starts_again_schedules_the_move_of_every_bot_due(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot's task lost with its worker would leave the bot idle until its turn timer."""
+    due = make_table("101", fee=0, seats=2, practice=True, bot_wait_seconds=1, seed=5)
+    services.table_join(table_id=due.pk, user=make_player("asha"))
+    clock.advance(2)
+    services.game_timeout(game_id=PoolGame.objects.get(table=due).pk, version=1)  # the bots sit down
+    idle = make_table("101", fee=0, seats=2, practice=True, bot_wait_seconds=1, seed=5)
+    services.table_join(table_id=idle.pk, user=make_player("meera"))  # still waiting for its bot
+    game = PoolGame.objects.get(table=due)
+    assert game.status == PoolGame.Status.RUNNING
+    for _ in range(5):  # the person is first: let the turn and its time bank run out
+        if practice.seats_to_act(GameState.from_dict(game.state), game.bot_seats):
+            break
+        assert game.deadline_at is not None
+        clock.advance((game.deadline_at - clock.now()).total_seconds() + 0.1)
+        services.game_timeout(game_id=game.pk, version=game.version)
+        game.refresh_from_db()
+    else:
+        pytest.fail("the bot never came to act")
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(
+        notify, "schedule_bot_move", lambda *, game_id, version, delay: sent.append((game_id, version))
+    )
+
+    assert drivers.bots_rearm() == 1
+
+    assert sent == [(game.pk, game.version)]
+    assert drivers.bot_move(game_id=game.pk, version=game.version) is True  # and that task moves the bot
