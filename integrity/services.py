@@ -183,15 +183,31 @@ class SignIns:
                 seen_at[user_id].add(address)
         return cls(devices, {user: frozenset(found) for user, found in seen_at.items()})
 
+    def accounts_by_address(self) -> dict[str, list[int]]:
+        by_address: dict[str, list[int]] = defaultdict(list)
+        for user_id, addresses in self.addresses.items():
+            for address in addresses:
+                by_address[address].append(user_id)
+        return by_address
+
+    def crowded_addresses(self) -> frozenset[str]:
+        """Addresses with more than ``SHARED_MAX_ACCOUNTS`` accounts: a carrier's or a campus's
+        shared address, which says nothing of who is behind an account."""
+        return frozenset(
+            a for a, users in self.accounts_by_address().items() if len(users) > SHARED_MAX_ACCOUNTS
+        )
+
 
 def shared_rows(
     played: Mapping[tuple[int, int], Sequence[Any]], now: datetime, signins: SignIns | None = None
 ) -> list[dict[str, Any]]:
-    """Pairs of accounts that signed in from one device (a link), or from one address and
-    played together (a weak sign alone: many people share a mobile network's address).
+    """Pairs of accounts that signed in from one device (a link), or from one address of at most
+    ``SHARED_MAX_ACCOUNTS`` accounts and played together (a weak sign alone: a household or a
+    hostel; a mobile network's address, shared by thousands, is no sign at all).
     ``played``: (low id, high id) -> the games of each pair that played together."""
     signins = signins or SignIns.read(now)
     devices, addresses = signins.devices, signins.addresses
+    crowded = signins.crowded_addresses()
     nowhere: frozenset[str] = frozenset()
     rows: dict[tuple[int, int], dict[str, Any]] = {}
     for users in devices.values():
@@ -202,7 +218,7 @@ def shared_rows(
                 )
                 row["devices"] += 1
     for (a, b), games in played.items():
-        common = addresses.get(a, nowhere) & addresses.get(b, nowhere)
+        common = (addresses.get(a, nowhere) & addresses.get(b, nowhere)) - crowded
         if common:
             row = rows.setdefault((a, b), {"devices": 0, "addresses": [], "games": games})
             row["addresses"] = sorted(common)[:5]
@@ -244,12 +260,8 @@ def shared_addresses(signins: SignIns, played: Iterable[tuple[int, ...]]) -> dic
     """The addresses each pair shares, for the pairs the multi-account rules judge: every pair of
     an address with at most ``SHARED_MAX_ACCOUNTS`` accounts (they may never have met at a table),
     and every pair that played together, however crowded its address (a carrier's)."""
-    by_address: dict[str, list[int]] = defaultdict(list)
-    for user_id, addresses in signins.addresses.items():
-        for address in addresses:
-            by_address[address].append(user_id)
     out: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for address, users in by_address.items():
+    for address, users in signins.accounts_by_address().items():
         if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
             for a, b in combinations(sorted(users), 2):
                 out[_key(a, b)].append(address)

@@ -276,6 +276,23 @@ def test_many_honest_players_on_one_carrier_address_are_neither_flagged_nor_link
     assert not AccountLink.objects.exists()
 
 
+def test_games_together_behind_a_crowded_address_raise_no_shared_flag(games, monkeypatch):
+    """The weak "shared" sign is a household's or a hostel's address, not a carrier's: behind an
+    address with more than ``SHARED_MAX_ACCOUNTS`` accounts, games together say nothing."""
+    monkeypatch.setattr(scan_services, "SHARED_MAX_ACCOUNTS", 3)
+    mobile = [sign_up(f"mobile{i}", CARRIER) for i in range(4)]
+    home = [sign_up(f"home{i}", HOME) for i in range(2)]
+    others = strangers(2)
+    for day in range(6):
+        games.play([mobile[0], mobile[1], others[0]], evening(day, 0), 25, others[0])
+        games.play([home[0], home[1], others[1]], evening(day, 0), 25, others[1])
+
+    scan_services.scan()
+
+    shared = Flag.objects.filter(signal="shared")
+    assert {(f.user_a_id, f.user_b_id) for f in shared} == {tuple(sorted((home[0].pk, home[1].pk)))}
+
+
 def test_honest_friends_on_one_address_who_sit_together_sometimes_and_apart_at_the_same_time_are_not_linked(
     games,
 ):
