@@ -123,7 +123,7 @@ class BlockQuery:
     @classmethod
     def of(cls, user_id: int, session_key: str | None, now: datetime) -> BlockQuery:
         """Written once in SQL (``_block_sql``): built by the ORM (an annotation with two ``Exists`` and
-        a ``Subquery``) it cost about 2.5 ms of CPU, as much as the rest of the action."""
+        a ``Subquery``) it cost as much CPU as the rest of the action (bench/load/action_cpu.py)."""
         with_session = session_key is not None and issubclass(_session_store(), DbSessionStore)
         at = connection.ops.adapt_datetimefield_value(now)
         params: tuple[Any, ...] = (at, at, at, at, session_key, at) if with_session else (at, at, at, at)
@@ -204,7 +204,7 @@ def _session_logs_in(user: User, row: dict[str, Any], session_key: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _session_data_logs_in(user_id: int, password: str, data: str, secret: str) -> bool:
     """``_claims_user`` of a session's stored data: the same data, password and key always answer the
-    same, and a socket's every action asks again (a signature and two HMACs, about 0.1 ms of CPU)."""
+    same, and a socket's every action asks again (a signature and two HMACs each time)."""
     return _claims_user(_session_store()().decode(data) if data else {}, user_id, password)
 
 

@@ -26,8 +26,7 @@ Facts the search relies on (each keeps it exact):
   lowest non-empty natural field is always the highest-point undecided card.
 * The cores of one suit depend only on which ranks it holds: they are computed once
   per 13-bit rank mask and cached for every later hand (likewise sets per suit mask).
-  The caches are bounded by the 8192 masks (about 32 MB if every mask were ever seen;
-  real hands touch a small fraction).
+  The caches are bounded by the 8192 masks (real hands touch a small fraction of them).
 * Branching always on the highest-point undecided card (it is in a core, or loose),
   memoising the lowest loose-points at which each position was expanded, pruning on
   the best total found, stopping at 0.

@@ -4,9 +4,8 @@ Autobahn (under Daphne) logs every frame it sends and every read at debug level,
 and builds that line's arguments before the logger decides to drop it:
 ``hltype(self.sendData)``, ``hlval(self.peer)``, ``hlval(len(data))`` (in
 ``sendData``) and the same three in ``dataReceived``, each a qualified-name lookup
-through ``inspect`` and a colouring by ``click.style``. That was 3.4 % of a Daphne's
-samples under the load benchmark's traffic and 6.6 % under evaluations alone
-(bench/load/README.md, twelfth round), for lines nobody reads.
+through ``inspect`` and a colouring by ``click.style``: a visible share of a Daphne's CPU
+under the load benchmark's traffic (bench/load/README.md), for lines nobody reads.
 
 Here the two modules that call them per frame get highlighters that return a
 placeholder which renders the same text only when formatted: a debug line that is

@@ -9,10 +9,9 @@ from django.conf import settings
 
 def settle_long_lived_objects() -> None:
     """Everything loaded so far lives as long as the process: out of the collector's way, so
-    that its full collections walk only the objects of live connections and games (the load
-    benchmark's p99 at 200 tables fell from about 200 ms to about 150 ms); and those come seldom
-    (``settings.GC_THRESHOLDS``: at 300 tables p99 2348 and 2249 -> 717 and 633 ms, interleaved
-    runs in bench/load/README.md). Called by the ASGI module once the site is loaded, and by
+    that its full collections walk only the objects of live connections and games; and those come
+    seldom (``settings.GC_THRESHOLDS``; the figures are in bench/load/README.md). Called by the ASGI
+    module once the site is loaded, and by
     ``bench/load/action_cpu.py`` so that it measures what a server spends."""
     if settings.GC_THRESHOLDS:
         gc.set_threshold(*settings.GC_THRESHOLDS)

@@ -150,8 +150,8 @@ DB_CONN_MAX_AGE = _int("DB_CONN_MAX_AGE", 0)
 #: PostgreSQL: a pool of at most this many connections per process, shared by all its threads
 #: (Django's "pool" option, psycopg_pool); 0: no pool. Under ASGI every HTTP request runs in a
 #: thread of its own, so kept connections (DB_CONN_MAX_AGE) pile up one per request in flight until
-#: the server's max_connections is used up, for every process (Django ticket #33497; the lobby
-#: benchmark did it with 100 open lobbies). A pool bounds them and still saves a connection's setup
+#: the server's max_connections is used up, for every process (Django ticket #33497; many open
+#: lobbies do it). A pool bounds them and still saves a connection's setup
 #: per call; a thread waits up to DB_POOL_TIMEOUT seconds for a free connection.
 DB_POOL_SIZE = _int("DB_POOL_SIZE", 0)
 #: PostgreSQL: psycopg prepares a server-bound statement the Nth time a connection runs it (5);
@@ -166,9 +166,9 @@ DB_APP_ROLE = os.environ.get("DB_APP_ROLE", "").strip()
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
 #: The ASGI server's collector thresholds (``gc.set_threshold``: new objects before a young
 #: collection, young collections before a middle one, middle before a full one). Python's
-#: (700, 10, 10) ran a full collection every few seconds under load, each walking every live
-#: socket's objects for 240-360 ms with the event loop stopped: the 300-table benchmark's p95 and
-#: p99 were those pauses. Empty keeps Python's.
+#: (700, 10, 10) run a full collection every few seconds under load, each walking every live
+#: socket's objects with the event loop stopped: the load benchmark's p95 and p99 are those pauses
+#: (bench/load/README.md). Empty keeps Python's.
 _GC = os.environ.get("GC_THRESHOLDS", "50000,20,100").strip()
 GC_THRESHOLDS: tuple[int, ...] | None = tuple(int(x) for x in _GC.split(",")) if _GC else None
 #: Messages a second one socket may send (bursts of WS_MESSAGE_BURST); past that, errors, then a close (4429).

@@ -23,8 +23,7 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 WHITENOISE_USE_FINDERS = True
 # Served from the apps' static folders (the finders), never from the checkout's staticfiles/: the
 # production test runs the README's collectstatic into it while other workers' WhiteNoise, scanning
-# it at start, met a file that was there when listed and gone when read (FileNotFoundError, a clean
-# clone's CI run, 2026-11-27)
+# it at start, met a file that was there when listed and gone when read (FileNotFoundError)
 STATIC_ROOT = None
 # Tests sign up many accounts from 127.0.0.1 in a minute; tests/foundation/test_throttling.py sets
 # the real limit (for a server it starts, through the environment).

@@ -3,9 +3,8 @@
 Twisted's TCP transport never writes in ``write``: it buffers the bytes, asks the
 reactor to watch the socket for writing, writes on the next loop turn and stops
 watching again. On Daphne's asyncio reactor that is two ``epoll_ctl`` calls and a
-loop turn for every WebSocket frame; under the load benchmark (issue 15) the
-watching alone was about 6 % of a Daphne's CPU, for frames that almost always fit
-in the kernel's buffer at once.
+loop turn for every WebSocket frame, a visible share of a Daphne's CPU under load
+(bench/load/README.md), for frames that almost always fit in the kernel's buffer at once.
 
 Here a write on a plain TCP connection with nothing buffered goes to the socket
 directly; whatever the kernel does not take (a slow reader) is buffered and

@@ -230,7 +230,7 @@ def operator_today(now: datetime | None = None) -> datetime:
 #: (account, -id) index), whatever the size of the ledger. The account is named as ``= ANY(ARRAY[..])``
 #: and the order as ``account_id, id DESC`` so that only that index gives the order: with a plain
 #: ``account_id = ..`` PostgreSQL may walk the ids backwards past every other account's entries
-#: instead, hoping to meet a house entry soon (600 ms after a burst of other postings).
+#: instead, hoping to meet a house entry soon (slow after a burst of other postings).
 HOUSE_BALANCE_AT = """
 SELECT b.at, COALESCE((
     SELECT e.balance_after FROM wallet_entry e

@@ -66,7 +66,7 @@ def _db(func: Callable[..., Any]) -> Callable[..., Any]:
     table still queue on the game's row lock.
 
     The wrapper of a module-level function is made once (``_wrapped``): building it
-    for every action cost about 2 % of a Daphne's CPU under load (``functools.wraps``).
+    for every action is a visible share of a Daphne's CPU under load (``functools.wraps``).
     """
     threads = settings.WS_DB_THREADS
     if getattr(func, "__self__", None) is not None:  # a bound method: a new object each time

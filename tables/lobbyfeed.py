@@ -13,8 +13,7 @@ that time is up. A burst of changes costs a socket one frame.
 
 The message carries the lobby rows of the public tables among them, read once per process
 (``selectors.lobby_tables``, the rows of ``GET /api/tables/``), so that an open lobby need not
-ask for them: a request through Django's HTTP stack costs a Daphne about 8 ms of CPU, a frame
-a fraction of one. A player's own practice table (``Table.owner``) is named to its owner's
+ask for them: a request through Django's HTTP stack costs a Daphne far more CPU than a frame. A player's own practice table (``Table.owner``) is named to its owner's
 sockets alone, without a row: that page asks for it (``GET /api/tables/?ids=``), as it does for
 a named table that no longer has a row (closed), and for everything when it shows a filtered list.
 """

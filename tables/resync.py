@@ -15,13 +15,11 @@ socket's own handlers and no version is sent twice.
 
 A process too busy to keep up is another matter: its notices are not lost but
 late, queued behind the work it cannot do, and rebuilding every socket from the
-database would add that work and sink it further (the load benchmark's 400 tables
-on two cores). The watcher sees it in its own wake-up, late by more than
+database would add that work and sink it further. The watcher sees it in its own wake-up, late by more than
 ``RESYNC_BUSY_LAG`` seconds: then it waits ``RESYNC_BUSY_CHECKS`` checks for a
 socket to move before it rebuilds it, instead of two. Unless the game's deadline is nearer
 than that wait: a player whose clock runs out before the late notice comes would be charged a
-missed turn for it, so such a socket is rebuilt at the second check, busy or not (the fault
-test's Redis outage on a loaded machine met exactly that).
+missed turn for it, so such a socket is rebuilt at the second check, busy or not.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 return 1
 """
-#: Users renewed by one script call (each costs Redis 10 to 20 µs of CPU: bench/socket_registry_bench.py).
+#: Users renewed by one script call (what each costs Redis: bench/socket_registry_bench.py).
 RENEW_BATCH = 500
 #: KEYS: the user's sockets, the online set; ARGV: socket id, now, user id.
 _RELEASE = """
@@ -204,7 +204,7 @@ async def release(user_id: int, consumer: Any) -> None:
 
 async def renew(held: dict[int, list[str]]) -> None:
     """Push back the expiry of this process's live sockets: one script call per ``RENEW_BATCH`` users
-    (packing three commands a user cost this process 150 µs a user, 1.5 s for 10,000)."""
+    (packing three commands a user would cost this process far more than the script's call)."""
     items = list(held.items())
     for first in range(0, len(items), RENEW_BATCH):
         now = time.time()

@@ -1,0 +1,47 @@
+"""Comments and docstrings describe the code as it is: a date in one is history (it belongs in a
+commit or in bench/'s output), and goes stale the day after it is written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The site's own code (tests, benchmarks and docs may date what they measured).
+CODE = (
+    "accounts",
+    "game_engine",
+    "integrity",
+    "rummy_site",
+    "sitelog",
+    "staff",
+    "tables",
+    "wallet",
+    "scripts",
+)
+DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+
+
+def _files() -> list[Path]:
+    found = []
+    for top in CODE:
+        for path in sorted((ROOT / top).rglob("*")):
+            if not path.is_file() or "migrations" in path.parts or "__pycache__" in path.parts:
+                continue
+            if path.suffix in (".py", ".js", ".sh") or (top == "scripts" and not path.suffix):
+                found.append(path)
+    return found
+
+
+def test_the_site_code_is_read_from_these_folders() -> None:
+    assert len(_files()) > 100  # the folders above are where the code is: the check reads something
+
+
+def test_no_date_in_the_site_code_but_user_facing_examples() -> None:
+    dated = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in _files()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if DATE.search(line) and "help_text" not in line
+    ]
+    assert dated == []
