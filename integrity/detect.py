@@ -25,7 +25,7 @@ from typing import Any, overload
 from integrity import chipflow
 from integrity.digest import WAYS, chip_flows
 from integrity.rates import RateModel
-from integrity.stats import binom_sf, log5, negbinom_sf, normal_sf, shrunk
+from integrity.stats import log5, log5_sf, negbinom_sf, normal_sf, shrunk
 
 CHIP_DUMPING = "chip_dumping"
 SOFT_PLAY = "soft_play"
@@ -406,8 +406,11 @@ def chip_dumping(s: Digests, t: Thresholds) -> list[Finding]:
         r_loser = shrunk(la, la + lb, 0.5, t.prior_weight)
         r_gainer = shrunk(ga, ga + gb, 0.5, t.prior_weight)
         expected = log5(r_gainer, r_loser)
-        n = won + lost
-        p = binom_sf(won, n, expected)
+        # each strength is known from the games apart, and the prior's worth of games before them
+        together = len(pair.games)
+        apart_g = len(s.games[gainer]) - together + t.prior_weight
+        apart_l = len(s.games[loser]) - together + t.prior_weight
+        p = log5_sf(won, won + lost, r_gainer, apart_g, r_loser, apart_l)
         conceding = _conceding(s, pair, li, loser, model)
         moved = pair.paid >= t.dump_min_games and fees >= t.dump_min_fees
         flagged = moved and (p <= t.dump_alpha or conceding.beyond(t, t.dump_alpha))

@@ -5,7 +5,8 @@ probability ``p`` (the one-sided binomial test's p-value); ``betabinom_sf``: the
 rate itself is only known as a Beta distribution (a player's rate read from a finite record);
 ``log5``: the chance that a player whose rate of finishing ahead of an opponent is ``a`` finishes
 ahead of one whose rate is ``b`` (Bill James' log5, the Bradley-Terry model from two rates
-against the field); ``negbinom_sf``: a count's tail when its rate is known as a Gamma;
+against the field), and ``log5_sf`` its tail over a record when both rates are read from
+finite records; ``negbinom_sf``: a count's tail when its rate is known as a Gamma;
 ``normal_sf``: the upper tail of the standard normal.
 """
 
@@ -38,6 +39,25 @@ def log5(a: float, b: float) -> float:
     a = min(max(a, 1e-6), 1 - 1e-6)
     b = min(max(b, 1e-6), 1 - 1e-6)
     return a * (1 - b) / (a * (1 - b) + b * (1 - a))
+
+
+def log5_sf(k: int, n: int, a: float, a_games: float, b: float, b_games: float) -> float:
+    """P(X >= k) for ``k`` of ``n`` head-to-head results going to a player of rate ``a`` against one
+    of rate ``b``, each rate read from a record of so many games: log5's chance is itself uncertain
+    (its variance by the delta method), so the tail is a beta-binomial with that mean and variance.
+    A strong friend seen little apart is not taken for a dumper's partner on a point estimate."""
+    a = min(max(a, 1e-6), 1 - 1e-6)
+    b = min(max(b, 1e-6), 1 - 1e-6)
+    mean = log5(a, b)
+    d2 = (a + b - 2 * a * b) ** 2
+    var = (
+        (b * (1 - b)) ** 2 * a * (1 - a) / (a_games + 1) + (a * (1 - a)) ** 2 * b * (1 - b) / (b_games + 1)
+    ) / (d2 * d2)
+    concentration = mean * (1 - mean) / var - 1 if var > 0 else math.inf
+    if concentration > 1e6:
+        return binom_sf(k, n, mean)
+    concentration = max(concentration, 1e-3)
+    return betabinom_sf(k, n, mean * concentration, (1 - mean) * concentration)
 
 
 def shrunk(successes: float, tries: float, prior: float, weight: float) -> float:
