@@ -10,6 +10,11 @@ class SiteConfig(AppConfig):
     verbose_name = "Site"
 
     def ready(self) -> None:
+        from django.conf import settings
+
         from rummy_site.db_roles import grant_after_migrate
+        from sitemetrics import instruments
+
+        instruments.ENABLED = settings.METRICS  # METRICS=0: nothing recorded (docs/operations.md)
 
         post_migrate.connect(grant_after_migrate, sender=self, dispatch_uid="rummy_site.grant_app_role")

@@ -115,6 +115,12 @@ if LOG_FORMAT not in ("json", "text"):
 #: One log line for each table action (its kind, outcome and latency); what it costs a Daphne:
 #: bench/log_line_bench.py.
 LOG_TABLE_ACTIONS = _bool("LOG_TABLE_ACTIONS", True)
+# Metrics in Prometheus' format (sitemetrics/, rummy_site/metrics.py; docs/operations.md, "Metrics"):
+# recorded by every process, served at /metrics to METRICS_ALLOWED_ADDRESSES (the client's address
+# as Daphne sees it: loopback by default) or to a bearer of METRICS_TOKEN; METRICS=0 records nothing.
+METRICS = _bool("METRICS", True)
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+METRICS_ALLOWED_ADDRESSES = _list("METRICS_ALLOWED_ADDRESSES", ["127.0.0.1", "::1"])
 #: Money controls on staff wallet adjustments (docs/staff.md). An adjustment waits for a second
 #: administrator when it, together with what the same staff member adjusted in the last
 #: ADJUSTMENT_APPROVAL_WINDOW_HOURS, comes to more than ADJUSTMENT_APPROVAL_ABOVE_RUPEES (so splitting
@@ -229,6 +235,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # first: the request id and the one log line of every request, refused ones included (rummy_site/requestlog.py)
     "rummy_site.requestlog.RequestLogMiddleware",
+    # each request's latency by view name, for Prometheus (rummy_site/httpmetrics.py; METRICS=0: left out)
+    *(["rummy_site.httpmetrics.HttpMetricsMiddleware"] if METRICS else []),
     "django.middleware.security.SecurityMiddleware",
     "rummy_site.csp.SiteCSPMiddleware",
     "rummy_site.nul_bytes.RefuseNulBytesMiddleware",

@@ -30,6 +30,7 @@ from game_engine.actions import PLAYER_ACTIONS
 from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
 from sitelog import context as logcontext
+from sitemetrics import instruments
 from tables import (
     dbthreads,
     lobbyfeed,
@@ -96,6 +97,20 @@ def _encode_json(content: Any) -> str:
         return json.dumps(content)
 
 
+def _action_kind(content: dict[str, Any]) -> str:
+    """The action's kind as the engine names it, ``unknown`` for anything else (a bounded label)."""
+    raw = content.get("action")
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    return kind if isinstance(kind, str) and kind in PLAYER_ACTIONS else "unknown"
+
+
+def _outcome(answer: dict[str, Any]) -> str:
+    """``ok``; ``error`` when the database could not be reached; ``refused`` by the rules otherwise."""
+    if answer.get("ok"):
+        return "ok"
+    return "error" if (answer.get("error") or {}).get("code") == "unavailable" else "refused"
+
+
 class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """JSON over the socket with orjson; no thread hop before every message; hostile input refused.
 
@@ -120,6 +135,9 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     closing: bool = False
     _groups: tuple[str, ...] = ()
     _claimed: bool = False
+    #: The kind this socket counts as in ``rummy_sockets_open`` once accepted (``counted``).
+    metric_kind: str = ""
+    _counted: bool = False
 
     @property
     def dispatch_lock(self) -> asyncio.Lock:
@@ -193,7 +211,15 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return False
         return True
 
+    def counted(self) -> None:
+        """The socket is open (accepted and admitted): it counts in ``rummy_sockets_open``."""
+        self._counted = True
+        instruments.socket_opened(self.metric_kind)
+
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        if self._counted:
+            self._counted = False
+            instruments.socket_closed(self.metric_kind)
         if self._claimed:
             self._claimed = False
             await sockets.release_socket(self.user.pk, self)
@@ -239,11 +265,14 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 class LobbyConsumer(_Consumer):
     """Pushes lobby changes (seats taken, games started) to logged-in players, gathered per process."""
 
+    metric_kind = "lobby"
+
     async def connect(self) -> None:
         if not await self.admit():
             return
         await lobbyfeed.join(self)  # at most one lobby_update a LOBBY_PUSH_SECONDS (tables.lobbyfeed)
         await self.accept()
+        self.counted()
 
     async def disconnect(self, code: int) -> None:
         lobbyfeed.leave(self)
@@ -258,6 +287,7 @@ class LobbyConsumer(_Consumer):
 class TableConsumer(_Consumer):
     """One player's (or spectator's) connection to one table."""
 
+    metric_kind = "table"
     table_id: int
     game_id: int | None = None
     seat: int | None = None
@@ -297,6 +327,7 @@ class TableConsumer(_Consumer):
             self._seat_group, {"type": "seat.hello", "from": self.channel_name}
         )
         await self.accept()
+        self.counted()
         self._present = True
         came = await presence.arrive(table_id=self.table_id, user_id=self.user.pk, consumer=self)
         await self.send_snapshot()  # with the presence of the game's people, this one's included
@@ -420,16 +451,15 @@ class TableConsumer(_Consumer):
                 "error": error_payload("unavailable", "the game could not be reached; send the action again"),
             }
         await self.send_json(Result(request_id=request_id, **answer).wire())
+        instruments.table_action(_action_kind(content), _outcome(answer), time.perf_counter() - self.arrived)
         self.log_action(content, request_id, answer)
 
     def log_action(self, content: dict[str, Any], request_id: str | None, answer: dict[str, Any]) -> None:
         """The action's one line: kind, outcome, and its latency from the frame's arrival to its answer."""
         if not action_logger.isEnabledFor(logging.INFO):
             return
-        raw = content.get("action")
-        kind = raw.get("type") if isinstance(raw, dict) else None
         fields: dict[str, Any] = {
-            "action": kind if isinstance(kind, str) and kind in PLAYER_ACTIONS else "unknown",
+            "action": _action_kind(content),
             "request_id": request_id,
             "ok": bool(answer.get("ok")),
             "latency_ms": round((time.perf_counter() - self.arrived) * 1000, 2),
@@ -450,8 +480,10 @@ class TableConsumer(_Consumer):
         if event.get("game_id") == self.game_id and version <= self.version:
             return  # already sent (the snapshot was newer than this notice)
         if event.get("game_id") != self.game_id or version != self.version + 1 or "views" not in event:
+            instruments.table_update("rebuilt")
             await self.send_update_from_db()
             return
+        instruments.table_update("forwarded")
         views = event["views"]
         # The seat may be new since this socket's snapshot: the game started under an open
         # page, a spectator joined, a bot filled a seat. Whoever the engine seats, sees their seat.

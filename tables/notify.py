@@ -21,6 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from sitemetrics import instruments
 from tables.sockets import seat_group
 from tables.worker import app as celery_app
 
@@ -57,6 +58,7 @@ async def _send_in_order(outbox: asyncio.Queue[list[tuple[str, dict[str, Any]]]]
             try:
                 await layer.group_send(group, message)
             except Exception:  # a lost notice is recovered by the version gap check
+                instruments.notice_failed()
                 logger.exception("could not send %s to %s", message.get("type"), group)
 
 
@@ -166,25 +168,35 @@ def table_changed(
     batch = [(table_group(table_id), message)]
     if lobby:  # seats or status changed: what the lobby lists
         batch.append((LOBBY_GROUP, {"type": "lobby.update", "tables": [table_id]}))
+    _count(batch)
     if _hand_to_loop(batch):
         return
     try:
         for group, notice in batch:
             async_to_sync(layer.group_send)(group, notice)
     except Exception:  # a lost notice is recovered by the version gap check
+        instruments.notice_failed()
         logger.exception("could not notify table %s of version %s", table_id, version)
+
+
+def _count(batch: list[tuple[str, dict[str, Any]]]) -> None:
+    """``rummy_notices_sent_total`` by the notices' type (``table.changed``, ``seat.view``...)."""
+    for _, notice in batch:
+        instruments.notices_sent(notice["type"])
 
 
 def _send(batch: list[tuple[str, dict[str, Any]]]) -> None:
     layer = get_channel_layer()
     if layer is None or _is_suppressed():
         return
+    _count(batch)
     if _hand_to_loop(batch):
         return
     try:
         for group, notice in batch:
             async_to_sync(layer.group_send)(group, notice)
     except Exception:  # a notice is a courtesy; the state is in the database
+        instruments.notice_failed()
         logger.exception("could not send %s", [m.get("type") for _, m in batch])
 
 

@@ -11,6 +11,7 @@ import os
 
 from celery import Celery
 
+from sitemetrics import celerysignals  # noqa: F401  (each task's run time and delay; the worker's and beat's /metrics)
 from tables import tasklog  # noqa: F401  (the site's log format in the worker and beat; each task's ids)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.settings")

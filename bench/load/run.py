@@ -665,6 +665,7 @@ def run_once(
                 "NOTIFY_IN_BACKGROUND",
                 "CHANNEL_LAYER",
                 "WS_WRITE_AT_ONCE",
+                "METRICS",
             )
         },
         **({"samples": [x for r in results for x in r["samples"]][:10]} if args.samples else {}),
@@ -799,6 +800,9 @@ def main() -> None:
         "--write-at-once", default="1", help="WS_WRITE_AT_ONCE for Daphne (0: Twisted's own writes)"
     )
     parser.add_argument(
+        "--metrics", default="1", help="METRICS for the servers (0: no metrics recorded: what they cost)"
+    )
+    parser.add_argument(
         "--drain", type=float, default=60.0, help="seconds to wait after play for every seat to catch up"
     )
     parser.add_argument("--samples", action="store_true", help="add a few failed actions to the output")
@@ -819,6 +823,7 @@ def main() -> None:
     env["NOTIFY_IN_BACKGROUND"] = args.notify_in_background
     env["CHANNEL_LAYER"] = args.channel_layer
     env["WS_WRITE_AT_ONCE"] = args.write_at_once
+    env["METRICS"] = args.metrics
     # "1000@4": 1000 tables on 4 Daphnes; a bare count uses --daphnes
     counts = [
         (int(x.split("@")[0]), int(x.split("@")[1]) if "@" in x else args.daphnes)
