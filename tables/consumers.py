@@ -480,10 +480,9 @@ class TableConsumer(_Consumer):
         if event.get("game_id") == self.game_id and version <= self.version:
             return  # already sent (the snapshot was newer than this notice)
         if event.get("game_id") != self.game_id or version != self.version + 1 or "views" not in event:
-            instruments.table_update("rebuilt")
+            instruments.table_update_rebuilt()  # rare: a lost notice among them is worth seeing
             await self.send_update_from_db()
             return
-        instruments.table_update("forwarded")
         views = event["views"]
         # The seat may be new since this socket's snapshot: the game started under an open
         # page, a spectator joined, a bot filled a seat. Whoever the engine seats, sees their seat.
