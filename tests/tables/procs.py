@@ -251,9 +251,19 @@ class Proc:
 
 
 def start_worker(
-    redis_url: str, workdir: Path, *, name: str = "worker", sweep_seconds: int = 1, beat: bool = True
+    redis_url: str,
+    workdir: Path,
+    *,
+    name: str = "worker",
+    sweep_seconds: int = 1,
+    beat: bool = True,
+    pool: str = "solo",
+    **env: str,
 ) -> Proc:
-    """A Celery worker, with embedded beat (``-B``) unless ``beat`` is False, on ``redis_url``; waits until it is ready."""
+    """A Celery worker, with embedded beat (``-B``) unless ``beat`` is False, on ``redis_url``; waits until it is ready.
+
+    ``pool``: Celery's ``-P`` (``prefork`` runs the tasks in a child process, as production does);
+    ``env``: settings of its own."""
     proc = Proc(
         name,
         [
@@ -263,7 +273,8 @@ def start_worker(
             "worker",
             *(["-B"] if beat else []),
             "-P",
-            "solo",
+            pool,
+            *(["-c", "1"] if pool == "prefork" else []),
             "-l",
             "INFO",
             "-n",
@@ -274,7 +285,7 @@ def start_worker(
             "--without-gossip",
             "--without-heartbeat",
         ],
-        child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds)),
+        child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds), **env),
     )
     if not proc.wait_for(" ready.", timeout=90):
         tail = proc.tail()
@@ -283,8 +294,11 @@ def start_worker(
     return proc
 
 
-def start_beat(redis_url: str, workdir: Path, *, name: str = "beat", sweep_seconds: int = 1) -> Proc:
-    """Celery beat alone (the deadline sweep) on ``redis_url``; waits until it has started."""
+def start_beat(
+    redis_url: str, workdir: Path, *, name: str = "beat", sweep_seconds: int = 1, **env: str
+) -> Proc:
+    """Celery beat alone (the deadline sweep) on ``redis_url``; waits until it has started
+    (``env``: settings of its own)."""
     proc = Proc(
         name,
         [
@@ -297,7 +311,7 @@ def start_beat(redis_url: str, workdir: Path, *, name: str = "beat", sweep_secon
             "-s",
             str(workdir / f"{name}-schedule"),
         ],
-        child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds)),
+        child_env(redis_url, CELERY_SWEEP_SECONDS=str(sweep_seconds), **env),
     )
     if not proc.wait_for("beat: Starting", timeout=90):
         tail = proc.tail()
