@@ -20,6 +20,9 @@ _METHODS = frozenset({"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"
 
 
 def view_label(request: HttpRequest) -> str:
+    named = getattr(request, "view_label", None)  # a middleware that answered by itself names it
+    if named:
+        return str(named)
     match = getattr(request, "resolver_match", None)
     if match is not None:
         return match.view_name or match.route or "unnamed"

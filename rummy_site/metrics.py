@@ -10,6 +10,9 @@ connection pool and the database's connections. A part that fails is left out an
 
 Not public: allowed from ``METRICS_ALLOWED_ADDRESSES`` (loopback by default; the client address
 as Daphne sees it) or with ``Authorization: Bearer <METRICS_TOKEN>``; anyone else gets a 404.
+It is answered by a middleware (``MetricsEndpointMiddleware``) ahead of Django's host and HTTPS
+checks: Prometheus scrapes each Daphne by its own address over plain HTTP (``127.0.0.1:8001``),
+which ``ALLOWED_HOSTS`` and ``SECURE_SSL_REDIRECT`` would refuse; the address or token is its guard.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, Min, OuterRef, Q, Subquery
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
 from django.utils import timezone
 from prometheus_client import Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -231,7 +234,23 @@ def allowed(request: HttpRequest) -> bool:
     return any(address in network for network in _networks(tuple(settings.METRICS_ALLOWED_ADDRESSES)))
 
 
+PATH = "/metrics"
+
+
 def metrics_view(request: HttpRequest) -> HttpResponse:
     if not settings.METRICS or not allowed(request):
-        raise Http404
+        return HttpResponseNotFound(b"Not Found", content_type="text/plain")
     return HttpResponse(exposition.render([SiteCollector()]), content_type=exposition.CONTENT_TYPE)
+
+
+class MetricsEndpointMiddleware:
+    """``/metrics``, answered before the host and HTTPS checks (see above); the rest passes on."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info != PATH:
+            return self.get_response(request)
+        request.view_label = "metrics"  # type: ignore[attr-defined]  # rummy_site.httpmetrics
+        return metrics_view(request)

@@ -237,6 +237,9 @@ MIDDLEWARE = [
     "rummy_site.requestlog.RequestLogMiddleware",
     # each request's latency by view name, for Prometheus (rummy_site/httpmetrics.py; METRICS=0: left out)
     *(["rummy_site.httpmetrics.HttpMetricsMiddleware"] if METRICS else []),
+    # /metrics, answered before the host and HTTPS checks to METRICS_ALLOWED_ADDRESSES or METRICS_TOKEN
+    # alone: Prometheus scrapes each Daphne by its address over plain HTTP (rummy_site/metrics.py)
+    "rummy_site.metrics.MetricsEndpointMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "rummy_site.csp.SiteCSPMiddleware",
     "rummy_site.nul_bytes.RefuseNulBytesMiddleware",

@@ -3,7 +3,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from rummy_site import views
-from rummy_site.metrics import metrics_view
 from staff import export_views
 from staff import views as staff_views
 
@@ -18,7 +17,6 @@ urlpatterns = [
     path("api/wallet/", include("wallet.api_urls")),
     path("wallet/", include("wallet.urls")),
     path("healthz", views.healthz, name="healthz"),
-    path("metrics", metrics_view, name="metrics"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("rules/", views.rules, name="rules"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

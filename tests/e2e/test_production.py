@@ -545,6 +545,10 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
         lambda: site.daphne_lines('"path":"/rules/"'), "the request in Daphne's log", timeout=5
     )
     assert json.loads(line)["client"] == "127.0.0.1:0", line
+    # /metrics: never through nginx; Prometheus scrapes a Daphne's own loopback port over plain http
+    assert https_get(f"{site.url}/metrics", site.cafile)[0] == 404
+    with urllib.request.urlopen(f"http://127.0.0.1:{site.daphne_ports[0]}/metrics", timeout=10) as scraped:
+        assert scraped.status == 200 and b"rummy_ledger_check_ok " in scraped.read()
     # plain http is sent to https
     conn = http.client.HTTPConnection("127.0.0.1", site.http_port, timeout=5)
     conn.request("GET", "/accounts/login/", headers={"Host": HOST})

@@ -61,6 +61,19 @@ def test_metrics_are_refused_to_an_address_not_allowed_and_to_a_wrong_token() ->
 
 
 @pytest.mark.django_db
+def test_a_scrape_by_the_daphnes_own_address_over_plain_http_is_answered() -> None:
+    """Prometheus scrapes ``http://127.0.0.1:8001/metrics``: a host not in ``ALLOWED_HOSTS``, no HTTPS."""
+    with override_settings(ALLOWED_HOSTS=["rummy.example.com"], SECURE_SSL_REDIRECT=True):
+        assert Client().get("/rules/", HTTP_HOST="127.0.0.1:8001").status_code == 400  # any other page
+        assert Client().get("/rules/", HTTP_HOST="rummy.example.com").status_code == 301  # to https
+        response = Client().get("/metrics", HTTP_HOST="127.0.0.1:8001")
+        assert response.status_code == 200 and b"rummy_timers_overdue " in response.content
+        assert (
+            Client(REMOTE_ADDR="203.0.113.7").get("/metrics", HTTP_HOST="127.0.0.1:8001").status_code == 404
+        )
+
+
+@pytest.mark.django_db
 def test_http_latency_is_counted_by_view_name_not_path() -> None:
     labels = {"view": "rules", "method": "GET", "status": "2xx"}
     before = sample("rummy_http_request_duration_seconds_count", **labels)
