@@ -9,6 +9,7 @@ serve their metrics on that port (``exposition.serve``).
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from datetime import datetime
@@ -25,6 +26,8 @@ from celery.signals import (
 )
 
 from sitemetrics import exposition, instruments
+
+logger = logging.getLogger(__name__)
 
 _started: dict[str, float] = {}
 _outcome: dict[str, str] = {}
@@ -89,8 +92,14 @@ def _serve_if_asked() -> None:
 
 
 @worker_ready.connect
-def serve_worker(**_: Any) -> None:
+def serve_worker(sender: Any = None, **_: Any) -> None:
     """The worker's main process serves its own and its children's metrics (multiprocess mode)."""
+    pool = getattr(getattr(sender, "pool", None), "__class__", type(None)).__module__
+    if os.environ.get("METRICS_PORT") and not exposition.multiprocess_dir() and "prefork" in pool:
+        logger.warning(
+            "METRICS_PORT without PROMETHEUS_MULTIPROC_DIR: the tasks run in the pool's processes and "
+            'their metrics are not served (docs/operations.md, "Metrics")'
+        )
     _serve_if_asked()
 
 
