@@ -258,6 +258,8 @@ MIDDLEWARE = [
     # admin pages show times in OPERATOR_TIME_ZONE, named (staff/timezones.py)
     "staff.timezones.OperatorTimeZoneMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # pages: "private, no-cache" unless a view said otherwise (rummy_site/pagecache.py)
+    "rummy_site.pagecache.PageCacheControlMiddleware",
     # last: answers a locked-out log-in (django-axes)
     "axes.middleware.AxesMiddleware",
 ]
@@ -390,7 +392,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "rummy_site.static_storage.SiteStaticStorage"
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG

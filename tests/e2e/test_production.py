@@ -561,8 +561,10 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     sockets: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
     static: dict[str, str] = {}  # url: its Cache-Control
+    encoded: dict[str, str] = {}  # url: its Content-Encoding
 
     def on_response(response: Any) -> None:
+        encoded[response.url] = response.headers.get("content-encoding", "")
         if "/static/" in response.url:
             static[response.url] = response.headers.get("cache-control", "")
 
@@ -570,6 +572,11 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     first = page.goto(f"{site.url}/")
     assert first is not None and first.ok, first
     assert "max-age=" in (first.headers.get("strict-transport-security") or ""), first.headers
+    # a page: compressed by nginx, kept by no shared cache, asked for again by the browser
+    assert first.headers.get("content-encoding") == "gzip", first.headers
+    assert {"private", "no-cache"} <= set(re.split(r",\s*", first.headers.get("cache-control", ""))), (
+        first.headers
+    )
 
     # the sign-up form posts with its CSRF token over https: the Origin matches the Host and scheme nginx passes on
     sign_up(page, site.url, "priya", "Priya")
@@ -603,6 +610,10 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
 
     # collectstatic's hashed files, from WhiteNoise in Daphne through nginx
     assert any("immutable" in cache for url, cache in static.items() if url.endswith(".css")), static
+    # and compressed with brotli where collectstatic made a .br (the browser takes br over https)
+    assert any(encoded.get(url) == "br" for url in static if url.endswith(".js")), {
+        u: encoded.get(u) for u in static
+    }
 
     # Daphne's own limit on a message, as the README's command line sets it
     result = page.evaluate(OVERSIZED_MESSAGES)
