@@ -1,0 +1,256 @@
+"""A lost signal and a move on a phone: how soon the table shows them (issue 41).
+
+    .venv/bin/python bench/lost_signal_bench.py [--losses 10,40] [--profiles none,fast3g,slow3g]
+
+Serves this checkout's site (one Daphne, production settings, ``DEBUG`` off after
+``collectstatic``; PostgreSQL database ``rummy_signal``, Redis database 13) with a two-seat game
+dealt, and drives Debian's Chromium at 375x740 (touch, scale 2) on the table page of the player on
+turn, with the Chrome DevTools Protocol's throttling: ``fast3g`` is 150 ms round trip and 1.6 Mbps
+down, ``slow3g`` 400 ms and 400 kbps, both with the CPU slowed 4x (the issue's profiles). For each
+profile and each loss (seconds) it silences the link (``Network.emulateNetworkConditions``
+offline: the open socket stays open and carries nothing, new ones fail) and prints:
+
+- ``shown_s``: from the signal going to the page showing the loss (its banner);
+- ``back_s``: from the signal returning to the page in play again (its socket open, the banner gone);
+- ``caught_up_s``: to the page showing the game's current version again (its catch-up answered).
+
+Then, per profile, a draw from the open pile and a discard: ``shown_ms`` from the tap to the card
+on the page, and ``confirmed_ms_at_most`` to the server's answer (polled: an upper bound). One
+JSON line per measurement. Loopback only (the throttling stands for the network); the Daphne is
+always stopped. Chromium's throttling delays a socket's handshake but not its frames, so the
+confirmation here is a loopback round trip, not a 3G one: on a real Slow 3G link it is 400 ms and
+more, which is what the page showed a move after before it drew the move itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "load"))
+from run import (  # noqa: E402
+    HOST,
+    flush_redis,
+    reset_database,
+    session_cookies,
+    setup_django,
+    site_env,
+    start_daphnes,
+    wait_for_daphnes,
+)
+
+PROFILES: dict[str, dict[str, Any] | None] = {
+    "none": None,
+    "fast3g": {"latency": 150, "down_kbps": 1600, "up_kbps": 750},
+    "slow3g": {"latency": 400, "down_kbps": 400, "up_kbps": 400},
+}
+PHONE = {
+    "viewport": {"width": 375, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+
+
+def make_game(tag: str) -> tuple[int, str, int]:
+    """A dealt two-seat game at a free table with long turns: its table, the cookie of the player
+    on turn, and the game's id."""
+    from accounts.models import User
+    from game_engine.game import GameState
+    from tables.models import Table, TableSettings
+    from tables.services import table_join
+
+    kind = TableSettings.objects.create(
+        name=f"signal {tag}", format="101", entry_fee=0, seats=2, turn_seconds=600, extra_time_seconds=60
+    )
+    table = Table.objects.create(settings=kind, name=f"signal {tag}")
+    users = [User.objects.create(username=f"signal-{tag}-{i}", display_name=f"Player {i}") for i in range(2)]
+    for user in users:
+        table_join(table_id=table.pk, user=user)
+    game = table.games.get()
+    state = GameState.from_dict(game.state)
+    assert state.deal is not None
+    mover = next(u for u in users if str(u.pk) == state.players[state.deal.turn].id)
+    return table.pk, session_cookies([mover])[mover.pk], game.pk
+
+
+def network(cdp: Any, profile: dict[str, Any] | None, *, offline: bool = False) -> None:
+    p = profile or {"latency": 0, "down_kbps": -1, "up_kbps": -1}
+    rate = lambda kbps: kbps * 1000 / 8 if kbps > 0 else -1  # noqa: E731
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": offline,
+            "latency": p["latency"],
+            "downloadThroughput": rate(p["down_kbps"]),
+            "uploadThroughput": rate(p["up_kbps"]),
+        },
+    )
+
+
+def until(page: Any, script: str, timeout: float = 60) -> float:
+    """Seconds until ``script`` is true in the page (polled every 10 ms)."""
+    start = time.monotonic()
+    while not page.evaluate(script):
+        if time.monotonic() - start > timeout:
+            raise TimeoutError(script)
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def game_version(database_url: str, game_id: int) -> int:
+    """The game's version in the database (psycopg: Django refuses its ORM beside Playwright's loop)."""
+    import psycopg
+
+    from tables.models import PoolGame
+
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute(
+            f"SELECT version FROM {PoolGame._meta.db_table} WHERE id = %s", [game_id]
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def measure(args: argparse.Namespace, port: int, games: dict[str, tuple[int, str, int]]) -> None:
+    """Each profile at a game of its own (its moves need the player on turn)."""
+    from playwright.sync_api import sync_playwright
+
+    base = f"http://{HOST}:{port}"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=args.chromium)
+        for profile_name in args.profiles.split(","):
+            profile = PROFILES[profile_name]
+            table_id, cookie, game_id = games[profile_name]
+            name, value = cookie.split("=", 1)
+            context = browser.new_context(**PHONE)
+            context.add_cookies([{"name": name, "value": value, "url": base}])
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Network.enable")
+            network(cdp, profile)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4 if profile else 1})
+            page.goto(f"{base}/tables/{table_id}/")
+            page.wait_for_selector("#groups .card", timeout=60_000)
+            until(page, "document.querySelector('#conn.conn-open') !== null")
+            for loss in (float(x) for x in args.losses.split(",")):
+                page.wait_for_timeout(3000)  # a settled page, pinging as usual
+                network(cdp, profile, offline=True)
+                went = time.monotonic()
+                shown = until(page, "document.querySelector('#reconnect-banner.conn-lost') !== null")
+                time.sleep(max(0.0, loss - (time.monotonic() - went)))
+                version = game_version(f"{args.pg}/{args.db_name}", game_id)
+                network(cdp, profile)
+                back = until(
+                    page,
+                    "!document.querySelector('#reconnect-banner') && !!document.querySelector('#conn.conn-open')",
+                )
+                caught = back + until(page, f"window.rummyTable.state.version >= {version}")
+                print(
+                    json.dumps(
+                        {
+                            "profile": profile_name,
+                            "loss_s": loss,
+                            "shown_s": round(shown, 2),
+                            "back_s": round(back, 2),
+                            "caught_up_s": round(caught, 2),
+                        }
+                    ),
+                    flush=True,
+                )
+            moves(page, profile_name)
+            context.close()
+        browser.close()
+
+
+def moves(page: Any, profile_name: str) -> None:
+    """A draw from the open pile and a discard of the card drawn: time to show, time to confirm."""
+    if not page.evaluate(
+        "(() => { const v = window.rummyTable.state.view; return v.turn === v.seat && !v.has_drawn && v.can_pick_open; })()"
+    ):
+        print(json.dumps({"profile": profile_name, "moves": "not this player's turn to draw"}), flush=True)
+        return
+    for move, script in (
+        ("draw_open", "document.querySelector('#open-pile').click()"),
+        (
+            "discard",
+            "(() => { const c = window.rummyTable.state.lastDrawn; "
+            "document.querySelector(`#groups .card[data-code='${c}']`).click(); "
+            "document.querySelector('#btn-discard').click(); })()",
+        ),
+    ):
+        before = page.evaluate("document.querySelector('#open-pile .card.top')?.dataset.code || ''")
+        page.evaluate(
+            """(before) => { window.__m = {};
+              new MutationObserver((_, obs) => {
+                const top = document.querySelector('#open-pile .card.top')?.dataset.code || '';
+                if (top !== before) { window.__m.shown = performance.now(); obs.disconnect(); }
+              }).observe(document.getElementById('table-app'), {subtree: true, childList: true, attributes: true}); }""",
+            before,
+        )
+        page.evaluate("window.__m.t0 = performance.now(); " + script)  # the tap and its clock in one task
+        until(page, "!window.rummyTable.state.echo && window.__m.shown !== undefined")
+        page.evaluate("window.__m.confirmed = performance.now()")
+        m = page.evaluate("window.__m")
+        print(
+            json.dumps(
+                {
+                    "profile": profile_name,
+                    "move": move,
+                    "shown_ms": round(m["shown"] - m["t0"], 1),
+                    "confirmed_ms_at_most": round(m["confirmed"] - m["t0"], 1),
+                }
+            ),
+            flush=True,
+        )
+        page.wait_for_timeout(500)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--losses", default="10,40", help="seconds without signal, comma-separated")
+    parser.add_argument("--profiles", default="none,fast3g,slow3g")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379")
+    parser.add_argument("--db-name", default="rummy_signal")
+    args = parser.parse_args()
+    env = {
+        **site_env(f"{args.pg}/{args.db_name}", f"{args.redis}/13"),
+        "DB_CONN_MAX_AGE": "0",
+        "DB_POOL_SIZE": "4",
+        "WS_IDLE_SECONDS": "20",  # the page pings: the server's idle close as shipped
+    }
+    reset_database(args.db_name, f"{args.pg}/postgres")
+    flush_redis(env["REDIS_URL"])
+    setup_django(env)
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    games = {name: make_game(name) for name in args.profiles.split(",")}
+    connections.close_all()
+    logdir = Path(tempfile.mkdtemp(prefix="signal-bench-"))
+    daphnes, ports = start_daphnes(1, {**os.environ, **env, "PYTHONUNBUFFERED": "1"}, logdir, tag="signal")
+    try:
+        wait_for_daphnes(daphnes, ports)
+        measure(args, ports[0], games)
+    finally:
+        for daphne in daphnes:
+            daphne.stop()
+        shutil.rmtree(logdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
