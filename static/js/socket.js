@@ -6,19 +6,29 @@
 //
 // A heartbeat both ways: a phone that loses its signal gets no close, its socket stays "open" and
 // silent. So the page pings whenever it has heard nothing for PING_MS (and at least every
-// SEND_EVERY_MS, which keeps the server's idle close, WS_IDLE_SECONDS, away), and a socket that has
-// brought no frame at all for SILENT_MS is given up: the page says the connection is lost and opens
-// another, every second or so for the first tries, so that it is back within about a second of the
-// signal; at once on the browser's `online` event, and seldom while the browser knows it is offline.
+// SEND_EVERY_MS, which keeps the server's idle close, WS_IDLE_SECONDS, away). A socket that has
+// brought no frame at all for SILENT_MS is said to be lost (the player sees it within a few seconds)
+// but kept: a loaded server answers late, and a new socket would add to its load and put the moves
+// on their way through a resend. Only one silent for GIVE_UP_MS is given up and another opened,
+// every second or so for the first tries; at once when the browser says the network is back (its
+// `online` event), so that the page is back within about a second of the signal, and seldom while
+// the browser knows it is offline.
 
 /** Ping when nothing has been heard for this long. */
 export const PING_MS = 2000;
 /** Ping at least this often, whatever is heard: the server closes a socket silent for WS_IDLE_SECONDS. */
 const SEND_EVERY_MS = 5000;
-/** No frame for this long (a ping unanswered for two seconds): the link is lost. */
+/** No frame for this long (a ping unanswered for two seconds): the connection is shown lost. */
 export const SILENT_MS = 4000;
-/** An opening socket that has not opened by then is given up (a silent network never fails it). */
-const CONNECT_MS = 4000;
+/**
+ * No frame for this long: the socket is given up and another opened. Well above SILENT_MS, so that a
+ * server slow to answer is waited for, and below the server's WS_IDLE_SECONDS.
+ */
+export const GIVE_UP_MS = 12000;
+/** An opening socket that has not opened by then is given up (a silent network never fails it; a loaded server opens slowly). */
+const CONNECT_MS = 8000;
+/** A try older than this is given up at once when the browser says the network is back: it began on the old one. */
+const STALE_TRY_MS = 1000;
 /** How often the heartbeat looks. */
 const TICK_MS = 250;
 /** The first tries of a loss come at most this far apart, so the page is back soon after the signal... */
@@ -72,21 +82,28 @@ export class TableSocket {
     this.beat = undefined;
     /** A try failing now is tried again at once (the network is said to be back). */
     this.hurry = false;
+    /** The open socket has been silent for SILENT_MS: the connection is shown lost, the socket kept. */
+    this.silent = false;
     // the browser knows the network is back: try at once, not at the next retry
-    window.addEventListener("online", () => this.now());
+    window.addEventListener("online", () => this.now(true));
     // a phone woken up, a tab shown again: its socket may have died meanwhile; ask now
-    document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.now(); });
+    document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.now(false); });
   }
 
   /**
    * The link may be back: an open socket is pinged (its answer, or its silence, says), a closed one
    * opened at once. A try under way is left to finish (a browser opens one socket to a host at a
    * time, RFC 6455 §4.1: a second would wait for the first) and, if it fails, tried again at once.
+   * When the network itself is said to be back (`online`), a socket already silent, or a try begun
+   * before, belongs to the old network: it is given up and a new one opened at once.
+   * @param {boolean} networkBack
    */
-  now() {
+  now(networkBack) {
     if (this.closedForGood) return;
-    if (this.isOpen()) this.ping();
-    else if (this.ws && this.ws.readyState === WebSocket.CONNECTING) this.hurry = true;
+    const connecting = !!this.ws && this.ws.readyState === WebSocket.CONNECTING;
+    if (networkBack && ((this.isOpen() && this.silent) || (connecting && Date.now() - this.openingAt > STALE_TRY_MS))) this.connect();
+    else if (this.isOpen()) this.ping();
+    else if (connecting) this.hurry = true;
     else this.connect();
   }
 
@@ -108,6 +125,7 @@ export class TableSocket {
       this.attempts = 0;
       this.lostAt = 0;
       this.hurry = false;
+      this.silent = false;
       this.heardAt = this.sentAt = this.pingedAt = Date.now();
       this.h.state("open");
       this.resend();
@@ -115,6 +133,7 @@ export class TableSocket {
     ws.onmessage = (ev) => {
       if (this.ws !== ws) return; // a socket given up as silent: what it still brings is old
       this.heardAt = Date.now();
+      if (this.silent) this.heard();
       /** @type {ServerMessage} the server's word for it (docs/protocol.md) */
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
@@ -138,14 +157,23 @@ export class TableSocket {
     };
   }
 
+  /** A socket shown lost was only slow: it is open again for the page (which catches up, table.js). */
+  heard() {
+    this.silent = false;
+    this.lostAt = 0;
+    this.attempts = 0;
+    this.h.state("open");
+  }
+
   /** Stop listening to the current socket, if any, and close it (its close may never arrive). */
   abandon() {
     const ws = this.ws;
     this.ws = null;
+    this.silent = false;
     if (ws) { try { ws.close(); } catch (e) { /* closing already */ } }
   }
 
-  /** The heartbeat: ping a quiet socket, give up a silent one or one that does not open. */
+  /** The heartbeat: ping a quiet socket, show a silent one lost, give up one silent for long or one that does not open. */
   tick() {
     const now = Date.now();
     // a tick much later than asked: the page was asleep (a hidden tab, a locked phone), not the
@@ -160,7 +188,12 @@ export class TableSocket {
     }
     if (ws.readyState !== WebSocket.OPEN) return;
     if (slept) { this.heardAt = Math.max(this.heardAt, now - PING_MS); this.ping(); return; }
-    if (now - this.heardAt > SILENT_MS) { this.abandon(); this.retry(); return; }
+    if (now - this.heardAt > GIVE_UP_MS) { this.abandon(); this.retry(); return; }
+    if (!this.silent && now - this.heardAt > SILENT_MS) {
+      this.silent = true;
+      this.lostAt = now;
+      this.h.state("closed", "Waiting for an answer…");
+    }
     if ((now - this.heardAt >= PING_MS && now - this.pingedAt >= PING_MS) || now - this.sentAt >= SEND_EVERY_MS) this.ping();
   }
 
