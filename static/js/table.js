@@ -97,8 +97,13 @@ if (root && cfg) {
   watchKeys(S, ctrl);
   ui.watchPointer(root);
   window.addEventListener("resize", fitHand); // the hand is fitted to the window: the DOM alone, no render
-  // test hook: a read-only look at what the page knows (never more than the server sent)
-  window.rummyTable = { state: S, send: moves.act, socket };
+  // test hook: a read-only look at what the page knows (never more than the server sent); `settled`:
+  // no move of this page's waits for the server's answer (an own move is shown before it, echo.js),
+  // and the page shows the version the last one made (tests wait for it before reading the server)
+  window.rummyTable = {
+    state: S, send: moves.act, socket,
+    settled: () => socket.pending.size === 0 && !S.echo && S.version >= S.answered,
+  };
 
   root.textContent = "";
   ui.start();

@@ -245,3 +245,63 @@ def test_own_moves_show_at_once_and_a_refused_one_is_put_back_with_its_reason(
     finally:
         mover.close()
         connections.close_all()
+
+
+#: Holds every frame the server sends to the page's socket until ``window.__release()``: a server
+#: too loaded to answer for a while, as the page sees it (its frames come late, the socket stays open).
+HOLD = """() => {
+  const ws = window.rummyTable.socket.ws;
+  const deliver = ws.onmessage;
+  const held = [];
+  window.__heldSocket = ws;
+  ws.onmessage = (ev) => { if (held) held.push(ev); };
+  window.__release = () => {
+    ws.onmessage = deliver;
+    for (const ev of held.splice(0)) deliver.call(ws, ev);
+  };
+}"""
+#: How long the server is held silent: twice the page's SILENT_MS (the loss is shown) and short of
+#: its GIVE_UP_MS (static/js/socket.js).
+STALL_MS = 8000
+
+
+def test_a_server_slow_to_answer_is_waited_for_on_the_same_socket(
+    live_server_url: str, long_turns: tuple[PoolGame, User, User], browser: Any
+) -> None:
+    game, mover_user, _ = long_turns
+    mover = Player(browser, live_server_url, "mover", DESKTOP)
+    try:
+        mover.open_table(mover_user, game.table_id)
+        page = mover.page
+        page.wait_for_selector("#conn.conn-open")
+        page.wait_for_selector("#status-line >> text=Your turn: draw")
+        opened: list[str] = []
+        page.on("websocket", lambda ws: opened.append(ws.url))
+        version = _turn_of(game.pk)[1]
+
+        # the server goes quiet: the page says so within a few seconds, and a move made meanwhile
+        # goes on the socket it has
+        page.evaluate(HOLD)
+        held = time.monotonic()
+        page.wait_for_selector(BANNER, timeout=SHOWN_WITHIN * 1000)
+        page.click("#closed-deck.can")
+        wait_until(lambda: _turn_of(game.pk)[1] == version + 1, "the draw on the server")
+        page.wait_for_timeout(max(0.0, STALL_MS - (time.monotonic() - held) * 1000))
+        assert page.is_visible(BANNER)
+        assert page.evaluate("window.rummyTable.socket.ws === window.__heldSocket"), "the socket was replaced"
+        assert opened == [], f"a new socket was opened while the server was slow: {opened}"
+
+        # its answers come: connected again on the same socket, the draw confirmed once
+        page.evaluate("window.__release()")
+        page.wait_for_selector(BANNER, state="detached")
+        page.wait_for_selector("#conn.conn-open")
+        mover.confirmed()
+        assert len(mover.hand()) == 14
+        draws = [m for m in mover.sent if m.get("type") == "action" and m["action"].get("type") == "draw"]
+        assert len(draws) == 1, draws
+        assert _turn_of(game.pk)[1] == version + 1
+        assert opened == []
+        mover.assert_clean()
+    finally:
+        mover.close()
+        connections.close_all()

@@ -120,6 +120,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn, arrangeRefus
         const putBack = msg.request_id ? settleEcho(S, msg.request_id, msg.ok) : null;
         const action = sent ? sent.action : null;
         if (msg.ok && action && action.type === "arrange") S.keptGroups = action.groups;
+        if (msg.ok && typeof msg.version === "number") S.answered = Math.max(S.answered, msg.version);
         if (!msg.ok) {
           /** @type {Partial<import("../wire.js").WireError>} */
           const err = msg.error || {};

@@ -51,6 +51,7 @@ import { reconcile } from "../hand.js";
  * @property {Groups | null} groups the player's arrangement as the page shows it
  * @property {Groups | null} keptGroups the arrangement the server last accepted from this page this deal
  * @property {import("./echo.js").Echo | null} echo the player's own move shown before the server's answer
+ * @property {number} answered the game version the server named in its last `ok` to this page's moves
  * @property {string | null} handKey game:seat:deal of that arrangement
  * @property {string[]} selected selected cards, as "g:i"
  * @property {CardCode | null} finishCard the card put in the finish slot, while declaring
@@ -84,7 +85,7 @@ export function newState(cfg, prefs) {
   return {
     snap: null, view: null, version: -1,
     conn: "connecting", connDetail: "", lostAt: 0, fatal: "",
-    groups: null, keptGroups: null, echo: null, handKey: null, selected: [],
+    groups: null, keptGroups: null, echo: null, answered: -1, handKey: null, selected: [],
     finishCard: null, finishFrom: null,
     modal: null, autoSheetKey: null,
     toasts: [], notices: [], ticker: "", lastDrawn: null, anim: {}, dealing: false,
@@ -167,7 +168,7 @@ export function restoreFinish(S, groups) {
 // ------------------------------------------------------------------ transitions
 /** A new game at the table: nothing of the old one's hand, sheets or scores stays. @param {TableState} S */
 export function resetGame(S) {
-  S.groups = null; S.keptGroups = null; S.echo = null; S.handKey = null; S.selected = []; S.finishCard = null; S.lastDrawn = null;
+  S.groups = null; S.keptGroups = null; S.echo = null; S.answered = -1; S.handKey = null; S.selected = []; S.finishCard = null; S.lastDrawn = null;
   S.scores = []; S.autoSheetKey = null;
   if (S.modal && S.modal.kind !== "leave") S.modal = null;
 }
