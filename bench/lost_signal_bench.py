@@ -1,9 +1,10 @@
 """A lost signal and a move on a phone: how soon the table shows them (issue 41).
 
-    .venv/bin/python bench/lost_signal_bench.py [--losses 10,40] [--profiles none,fast3g,slow3g]
+    .venv/bin/python bench/lost_signal_bench.py [--losses 10,40] [--stalls 8] [--profiles none,fast3g,slow3g]
 
 Serves this checkout's site (one Daphne, production settings, ``DEBUG`` off after
-``collectstatic``; PostgreSQL database ``rummy_signal``, Redis database 13) with a two-seat game
+``collectstatic``; PostgreSQL database ``rummy_signal``, Redis database 13, or ``--db-name`` and
+``--redis-db``) with a two-seat game
 dealt, and drives Debian's Chromium at 375x740 (touch, scale 2) on the table page of the player on
 turn, with the Chrome DevTools Protocol's throttling: ``fast3g`` is 150 ms round trip and 1.6 Mbps
 down, ``slow3g`` 400 ms and 400 kbps, both with the CPU slowed 4x (the issue's profiles). For each
@@ -13,6 +14,12 @@ offline: the open socket stays open and carries nothing, new ones fail) and prin
 - ``shown_s``: from the signal going to the page showing the loss (its banner);
 - ``back_s``: from the signal returning to the page in play again (its socket open, the banner gone);
 - ``caught_up_s``: to the page showing the game's current version again (its catch-up answered).
+
+Then, for each stall (seconds), the server made slow rather than the link lost: every frame the
+server sends is held in the page for that long (its socket open, the network as it was), and it
+prints ``shown_s`` as above, ``socket_kept`` (the page waited on the socket it had rather than
+opening another, which would add to a loaded server's work) and ``back_s`` from the frames coming
+to the page in play again.
 
 Then, per profile, a draw from the open pile and a discard: ``shown_ms`` from the tap to the card
 on the page, and ``confirmed_ms_at_most`` to the server's answer (polled: an upper bound). One
@@ -106,6 +113,36 @@ def until(page: Any, script: str, timeout: float = 60) -> float:
     return time.monotonic() - start
 
 
+#: Holds every frame the server sends to the page's socket until ``window.__release()``.
+HOLD = """() => {
+  const ws = window.rummyTable.socket.ws;
+  const deliver = ws.onmessage;
+  const held = [];
+  window.__heldSocket = ws;
+  ws.onmessage = (ev) => { held.push(ev); };
+  window.__release = () => {
+    ws.onmessage = deliver;
+    for (const ev of held.splice(0)) deliver.call(ws, ev);
+  };
+}"""
+BANNER = "document.querySelector('#reconnect-banner.conn-lost') !== null"
+IN_PLAY = "!document.querySelector('#reconnect-banner') && !!document.querySelector('#conn.conn-open')"
+
+
+def stalled(page: Any, profile_name: str, stall: float) -> None:
+    """The server's frames held ``stall`` seconds: the loss shown, the socket kept, back in play."""
+    page.wait_for_timeout(3000)
+    page.evaluate(HOLD)
+    went = time.monotonic()
+    shown = until(page, BANNER)
+    time.sleep(max(0.0, stall - (time.monotonic() - went)))
+    kept = page.evaluate("window.rummyTable.socket.ws === window.__heldSocket")
+    page.evaluate("window.__release ? window.__release() : null")
+    back = until(page, IN_PLAY)
+    line = {"profile": profile_name, "stall_s": stall, "shown_s": round(shown, 2), "socket_kept": kept}
+    print(json.dumps({**line, "back_s": round(back, 2)}), flush=True)
+
+
 def game_version(database_url: str, game_id: int) -> int:
     """The game's version in the database (psycopg: Django refuses its ORM beside Playwright's loop)."""
     import psycopg
@@ -145,14 +182,11 @@ def measure(args: argparse.Namespace, port: int, games: dict[str, tuple[int, str
                 page.wait_for_timeout(3000)  # a settled page, pinging as usual
                 network(cdp, profile, offline=True)
                 went = time.monotonic()
-                shown = until(page, "document.querySelector('#reconnect-banner.conn-lost') !== null")
+                shown = until(page, BANNER)
                 time.sleep(max(0.0, loss - (time.monotonic() - went)))
                 version = game_version(f"{args.pg}/{args.db_name}", game_id)
                 network(cdp, profile)
-                back = until(
-                    page,
-                    "!document.querySelector('#reconnect-banner') && !!document.querySelector('#conn.conn-open')",
-                )
+                back = until(page, IN_PLAY)
                 caught = back + until(page, f"window.rummyTable.state.version >= {version}")
                 print(
                     json.dumps(
@@ -166,6 +200,8 @@ def measure(args: argparse.Namespace, port: int, games: dict[str, tuple[int, str
                     ),
                     flush=True,
                 )
+            for stall in (float(x) for x in args.stalls.split(",") if x):
+                stalled(page, profile_name, stall)
             moves(page, profile_name)
             context.close()
         browser.close()
@@ -219,14 +255,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--losses", default="10,40", help="seconds without signal, comma-separated")
+    parser.add_argument("--stalls", default="8", help="seconds the server's frames are held, comma-separated")
     parser.add_argument("--profiles", default="none,fast3g,slow3g")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379")
     parser.add_argument("--db-name", default="rummy_signal")
+    parser.add_argument("--redis-db", type=int, default=13)
     args = parser.parse_args()
     env = {
-        **site_env(f"{args.pg}/{args.db_name}", f"{args.redis}/13"),
+        **site_env(f"{args.pg}/{args.db_name}", f"{args.redis}/{args.redis_db}"),
         "DB_CONN_MAX_AGE": "0",
         "DB_POOL_SIZE": "4",
         "WS_IDLE_SECONDS": "20",  # the page pings: the server's idle close as shipped
