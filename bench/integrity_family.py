@@ -15,13 +15,41 @@ No Django: the signals and the digests are pure Python.
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from integrity import detect  # noqa: E402
 from integrity.family import report, run  # noqa: E402
+
+Game = tuple[int, dict[str, Any] | None]
+
+
+class Cached:
+    """A seed's games as played, read from ``path`` if there, else played and written there."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __call__(self, count: int, games: Iterator[Game]) -> Iterator[Game]:
+        if self.path.exists():
+            with self.path.open("rb") as f:
+                kept: list[Game] = pickle.load(f)
+            if len(kept) == count:
+                yield from kept
+                return
+        kept = []
+        for game in games:
+            kept.append(game)
+            yield game
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("wb") as f:
+            pickle.dump(kept, f)
 
 
 def main() -> None:
@@ -32,7 +60,27 @@ def main() -> None:
     parser.add_argument("--format", default="61", choices=["61", "101", "201"])
     parser.add_argument("--scan-every", type=int, default=25)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="keep each seed's digests here and read them back on the next run: the same play, "
+        "scanned by the signals as they are now (delete it when the engine or the schemes change)",
+    )
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a flag rule other than its default (integrity.detect.Thresholds), e.g. feed_alpha=1e-4",
+    )
     args = parser.parse_args()
+    defaults = detect.Thresholds()
+    thresholds = detect.Thresholds(
+        **{
+            k: int(v) if isinstance(getattr(defaults, k), int) else float(v)
+            for k, v in (x.split("=", 1) for x in args.threshold)
+        }
+    )
     results = []
     for seed in args.seeds:
         started = time.perf_counter()
@@ -40,8 +88,17 @@ def main() -> None:
         def progress(n: int, total: int, started: float = started, seed: int = seed) -> None:
             print(f"  seed {seed}: {n}/{total} games, {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
+        cached = None if args.cache is None else Cached(args.cache / f"seed{seed}-{args.format}.pickle")
         results.append(
-            run(seed, fmt=args.format, scan_every=args.scan_every, workers=args.workers, progress=progress)
+            run(
+                seed,
+                fmt=args.format,
+                scan_every=args.scan_every,
+                workers=args.workers,
+                progress=progress,
+                played=cached,
+                thresholds=thresholds,
+            )
         )
         print(f"seed {seed} done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print(

@@ -66,6 +66,10 @@ class Thresholds:
     #: the excess of the take rate over the taker's usual rate (0: none)
     feed_min_chances: int = 15
     feed_min_excess: float = 0.0
+    #: feeding's odds, at most: its chances come a few a game, so a feeder's evidence grows slowly,
+    #: and the taker's rate is judged against their own record apart (``integrity.rates``), which
+    #: keeps honest pairs well inside this (bench/integrity_family.py)
+    feed_alpha: float = 1e-4
     #: team play: paid games a pair shared at tables of three or more
     team_min_games: int = 10
     #: win rate: games played; wins at least this many times what the seats give
@@ -547,7 +551,7 @@ def feeding(s: Digests, t: Thresholds) -> list[Finding]:
                 len(pair.games) >= t.min_games
                 and n >= t.feed_min_chances
                 and rate >= usual + t.feed_min_excess
-                and p <= t.alpha
+                and p <= t.feed_alpha
             )
             f = Finding(
                 FEEDING,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -234,6 +234,11 @@ class GroupResult:
     flow_at_flag: float | None = None  # chips moved by then, in entry fees
     flagged_by: list[str] = field(default_factory=list)  # the signals that named it at that scan
     flagged_scan: int | None = None
+    #: the strongest unflagged finding naming two members at the last scan within TARGET_GAMES
+    #: games together, while unflagged: what a missed group looked like to the signals
+    nearest: str = ""
+    nearest_score: float = -1.0
+    nearest_scan: int = 0
 
 
 @dataclass
@@ -294,6 +299,7 @@ class Tracker:
                 continue
             for f in rows:
                 if not f.flagged:
+                    self._nearest(signal, f)
                     continue
                 users = set(f.users)
                 for a, b in combinations(sorted(users), 2):
@@ -307,6 +313,18 @@ class Tracker:
                         r.flagged_at, r.flow_at_flag, r.flagged_scan = r.together, r.flow, self.scans
                     if r.flagged_scan == self.scans and signal not in r.flagged_by:
                         r.flagged_by.append(signal)
+
+    def _nearest(self, signal: str, f: detect.Finding) -> None:
+        users = set(f.users)
+        for g in self.pop.groups:
+            r = self.results[g.name]
+            if r.flagged_at is not None or r.together > TARGET_GAMES or len(users & set(g.members)) < 2:
+                continue
+            if r.nearest_scan != self.scans:  # this scan's findings replace the last scan's
+                r.nearest_scan, r.nearest, r.nearest_score = self.scans, "", -1.0
+            if f.score > r.nearest_score:
+                shown = {k: v for k, v in f.figures.items() if not isinstance(v, (list, dict))}
+                r.nearest, r.nearest_score = f"{signal} {shown}", f.score
 
     def pair_class(self, a: str, b: str) -> str | None:
         """ "honest", "friends", "colluder+other", or None for two members of one group."""
@@ -344,8 +362,15 @@ def run(
     population: Population | None = None,
     thresholds: detect.Thresholds | None = None,
     progress: Callable[[int, int], None] | None = None,
+    played: Callable[
+        [int, Iterator[tuple[int, dict[str, Any] | None]]], Iterator[tuple[int, dict[str, Any] | None]]
+    ]
+    | None = None,
 ) -> SeedResult:
-    """Draw (or take) a population, play its schedule and scan as an operator does; seeded."""
+    """Draw (or take) a population, play its schedule and scan as an operator does; seeded.
+
+    ``played(count, games)`` may stand in for the games as played (the bench's cache of a
+    seed's digests, to measure changed signals on the same play)."""
     pop = population or draw_population(seed)
     tables = schedule(pop, seed)
     jobs = [
@@ -372,14 +397,15 @@ def run(
         if progress is not None and n % 250 == 0:
             progress(n, len(jobs))
 
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for n, (i, d) in enumerate(pool.map(_play, jobs, chunksize=4), 1):
-                take(i, d, n)
-    else:
-        for n, job in enumerate(jobs, 1):
-            i, d = _play(job)
-            take(i, d, n)
+    def games() -> Iterator[tuple[int, dict[str, Any] | None]]:
+        if workers > 1:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                yield from pool.map(_play, jobs, chunksize=4)
+        else:
+            yield from map(_play, jobs)
+
+    for n, (i, d) in enumerate(played(len(jobs), games()) if played else games(), 1):
+        take(i, d, n)
     if len(jobs) % scan_every:
         scan()
     out = tracker.result(seed)
@@ -528,6 +554,23 @@ def report(results: Sequence[SeedResult]) -> list[str]:
             for g in r.groups
         ]
         lines.append(f"  seed {r.seed}: " + "; ".join(cells))
+    missed = [
+        (r.seed, g)
+        for r in results
+        for g in r.groups
+        if g.intensity >= TARGET_INTENSITY
+        and g.together >= TARGET_GAMES
+        and (g.flagged_at is None or g.flagged_at > TARGET_GAMES)
+    ]
+    if missed:
+        lines.append("")
+        lines.append(
+            f"Groups at >= {TARGET_INTENSITY:.0%} not flagged within {TARGET_GAMES} games, their strongest finding then:"
+        )
+        for seed, g in missed:
+            lines.append(
+                f"  seed {seed} {g.name} {g.method} {g.intensity:.0%} {g.shape}: {g.nearest or 'none'}"
+            )
     lines.append("")
     lines += targets(results)
     return lines
