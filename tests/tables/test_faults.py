@@ -11,20 +11,14 @@ socket was connected and behind; the ledger is clean.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.db import connection
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
-from websockets.typing import Origin
 
 from tables import services
 from tables.models import GameEvent, PoolGame
@@ -40,101 +34,19 @@ from tests.tables.procs import (
     start_worker,
     wait_until,
 )
+from tests.tables.socketbots import Bot, acked_missing, charged_behind
 from wallet.audit import check_ledger
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
 
 TABLES = 3
 GAMES_SECONDS = 420.0
-THINK = 0.5  # a bot's pause before it acts: the games last long enough for every fault
 #: Each table: a turn of 20 s, within which a connected socket left behind by a fault must be rebuilt
 #: (tables/resync.py), on a machine the suite's other workers may keep busy (10 s was missed once there).
 TABLE = {"seats": 2, "fee": 1_000, "turn_seconds": 20, "extra_time_seconds": 0, "pause_seconds": 1}
 #: The Daphnes run as the README's production section runs them: a connection pool, and socket
 #: threads that keep their connections (tables.dbthreads) through every kill and outage here.
 PRODUCTION = {"DB_POOL_SIZE": "8", "WS_DB_THREADS": "4"}
-
-
-@dataclass
-class Bot:
-    """One player: a socket to whichever Daphne is up, reconnecting when it drops."""
-
-    name: str
-    cookie: str
-    strategy: str  # "drop" or "play"
-    sessions: list[list[int]] = field(default_factory=list)  # versions shown, per connection
-    acked: list[tuple[str, int]] = field(default_factory=list)  # (request id, version) of accepted moves
-    sent: int = 0
-    over: bool = False
-    over_at: float = 0.0
-    #: A "drop" player plays on (draws and discards) until this says yes: the games must still be
-    #: going when the last fault comes, however slowly a loaded machine gets through the faults.
-    may_drop: Callable[[], bool] = lambda: True
-
-    async def play(self, table_id: int, ports: list[int], until: float) -> None:
-        attempt = 0
-        while not self.over:
-            if time.monotonic() > until:
-                raise TimeoutError(f"{self.name}: no game_over within {GAMES_SECONDS:.0f} s")
-            port = ports[attempt % len(ports)]
-            attempt += 1
-            try:
-                await self._session(table_id, port, until)
-            except (ConnectionClosed, OSError, TimeoutError):
-                await asyncio.sleep(0.5)
-
-    async def _session(self, table_id: int, port: int, until: float) -> None:
-        async with connect(
-            f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
-            origin=Origin(f"http://127.0.0.1:{port}"),
-            additional_headers={"Cookie": self.cookie},
-            proxy=None,
-            open_timeout=5,
-        ) as ws:
-            shown: list[int] = []
-            self.sessions.append(shown)
-            acted_on, pending, latest = -1, None, None
-            while not self.over and time.monotonic() < until:
-                try:
-                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=2))
-                except TimeoutError:
-                    message = None
-                if message is not None:
-                    kind = message.get("type")
-                    if kind == "result":
-                        if message.get("ok") and message.get("request_id") == pending:
-                            self.acked.append((pending, int(message["version"])))
-                        if message.get("request_id") == pending:
-                            pending = None
-                            if not message.get("ok"):
-                                acted_on = -1  # refused (say the database was away): decide again
-                    elif kind in ("snapshot", "update"):
-                        latest = message
-                        shown.append(int(message["version"]))
-                        over = any(e["type"] == "game_over" for e in message.get("events") or [])
-                        if over or (message.get("game") or {}).get("status") == "finished":
-                            self.over, self.over_at = True, time.monotonic()
-                if pending is not None or latest is None or latest["version"] <= acted_on:
-                    continue
-                action = self.choose(latest.get("view"))
-                if action is None:
-                    continue
-                await asyncio.sleep(THINK)
-                self.sent += 1
-                pending = f"{self.name}-{self.sent}"
-                acted_on = latest["version"]
-                await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
-
-    def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:
-        if view is None or view.get("phase") != "playing" or view.get("deal_phase") != "turn":
-            return None
-        if view.get("turn") != view.get("seat"):
-            return None
-        if self.strategy == "drop" and self.may_drop():
-            return {"type": "drop"}
-        if not view["has_drawn"]:
-            return {"type": "draw", "source": "closed"}
-        return {"type": "discard", "card": view["drawn_card"]}
 
 
 @pytest.fixture
@@ -247,23 +159,11 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
             versions = list(GameEvent.objects.filter(game=game).values_list("version", flat=True))
             # no version applied twice: each version's events are one change, in order, with no gap
             assert sorted(set(versions)) == list(range(min(versions), game.version + 1)), versions
-        for bot, index in bot_of.values():
-            for request_id, version in bot.acked:  # every acknowledged move is in the log
-                assert GameEvent.objects.filter(game=games[index], version=version).exists(), (
-                    bot.name,
-                    request_id,
-                )
+        # every acknowledged move is in the log
+        assert acked_missing((bot, games[index]) for bot, index in bot_of.values()) == []
         # no missed turn charged to a connected player who was behind (never shown the turn)
-        charged_behind: list[str] = []
-        for game in games:
-            for miss in GameEvent.objects.filter(game=game, type="turn_missed"):
-                bot, _ = bot_of[game.seats.get(engine_seat=miss.data["seat"]).user_id]
-                for shown in bot.sessions:
-                    before = [v for v in shown if v < miss.version - 1]
-                    after = [v for v in shown if v >= miss.version]
-                    if before and after and (miss.version - 1) not in shown:
-                        charged_behind.append(f"{bot.name} at v{miss.version}: shown {shown}")
-        assert charged_behind == [], charged_behind
+        behind = charged_behind(games, {user_id: bot for user_id, (bot, _) in bot_of.items()})
+        assert behind == [], behind
         counts = Counter(e.split(" ", 1)[1] for e in log if " " in e)
         print(f"faults: {dict(counts)}; games finished at versions {[g.version for g in games]}")
     finally:
