@@ -20,6 +20,13 @@ database would add that work and sink it further. The watcher sees it in its own
 socket to move before it rebuilds it, instead of two. Unless the game's deadline is nearer
 than that wait: a player whose clock runs out before the late notice comes would be charged a
 missed turn for it, so such a socket is rebuilt at the second check, busy or not.
+
+A socket can also be ahead of the database: a database restored from a backup, or failed over
+to a replica that lagged, under sockets left open, holds an older game than they show. Such a
+socket would take the game's next notices for ones it had sent already and show a game that no
+longer exists until the game passed its version. Seen ahead at two checks in a row (at one, it
+may simply have heard of a move newer than the versions just read), it is sent the game as the
+database has it, a ``snapshot``, which the page takes whatever version it showed.
 """
 
 from __future__ import annotations
@@ -48,9 +55,11 @@ class Watched(Protocol):
 
     async def send_update_from_db(self) -> None: ...
 
+    async def send_snapshot(self) -> None: ...
+
 
 _sockets: weakref.WeakSet[Any] = weakref.WeakSet()
-#: socket -> (the version it showed when it was first seen behind, checks it has been seen there)
+#: socket -> (the version it showed when it was first seen behind or ahead, checks it has been seen there)
 _behind: weakref.WeakKeyDictionary[Any, tuple[int, int]] = weakref.WeakKeyDictionary()
 _task: asyncio.Task[None] | None = None
 
@@ -77,7 +86,8 @@ def _versions(game_ids: set[int]) -> dict[int, tuple[int, datetime | None]]:
 
 
 async def check_once(*, busy: bool = False) -> int:
-    """One round: rebuild every socket found behind at enough checks in a row; how many.
+    """One round: rebuild every socket found behind at enough checks in a row, and send the
+    snapshot to every one found ahead at two; how many.
 
     Two checks (a notice in flight has had a whole interval to arrive), or
     ``RESYNC_BUSY_CHECKS`` when the process is ``busy`` (its notices are late, not lost).
@@ -89,13 +99,14 @@ async def check_once(*, busy: bool = False) -> int:
     busy_checks = max(2, settings.RESYNC_BUSY_CHECKS)
     # a clock that runs out within the busy wait cannot wait for it
     soon = timezone.now() + timedelta(seconds=busy_checks * settings.RESYNC_SECONDS)
-    rebuilt = 0
+    rebuilt = reset = 0
     for socket in sockets:
         current, deadline = games.get(socket.game_id, (None, None))
-        if current is None or current <= socket.version:
+        if current is None or current == socket.version:
             _behind.pop(socket, None)
             continue
-        needed = busy_checks if busy and (deadline is None or deadline > soon) else 2
+        ahead = current < socket.version
+        needed = busy_checks if busy and not ahead and (deadline is None or deadline > soon) else 2
         previous = _behind.get(socket)
         # behind at the same version as at the last check, or moved since (a notice came): count anew
         checks = previous[1] + 1 if previous is not None and previous[0] == socket.version else 1
@@ -108,11 +119,20 @@ async def check_once(*, busy: bool = False) -> int:
                 if socket in _sockets and socket.version < current:
                     await socket.send_update_from_db()
                     rebuilt += 1
+                elif socket in _sockets and socket.version > current:
+                    await socket.send_snapshot()
+                    reset += 1
         except Exception:  # a socket closing meanwhile: the others still catch up
             logger.exception("could not rebuild a socket of game %s", socket.game_id)
     if rebuilt:  # notices lost (Redis away) or later than two checks: worth an operator's look
         logger.warning("%d table sockets were behind the database and were rebuilt from it", rebuilt)
-    return rebuilt
+    if reset:
+        logger.warning(
+            "%d table sockets were ahead of the database (restored from a backup, or failed over?) "
+            "and were sent its snapshot",
+            reset,
+        )
+    return rebuilt + reset
 
 
 async def _watch_forever() -> None:

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from tables import notify, presence, resync, services
-from tables.models import PoolGame
+from tables.models import GameEvent, PoolGame
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
 
@@ -101,16 +101,73 @@ async def test_a_socket_behind_after_a_lost_notice_is_rebuilt_from_the_database(
             await communicator.disconnect()
 
 
+async def test_a_socket_ahead_of_a_database_restored_under_it_is_shown_the_game_and_its_next_moves(
+    settings: Any,
+) -> None:
+    """A database restored from a backup (or failed over to a replica that lagged) while sockets
+    stay open holds an older game than they show. Each is sent the game as it is, and then its
+    next moves: not dropped as already sent until the game passes the version the socket showed."""
+    settings.RESYNC_SECONDS = 0.3
+    table = await sync_to_async(make_table)("101", seats=2, seed=6, turn_seconds=60)
+    asha, ravi = await sync_to_async(make_player)("asha"), await sync_to_async(make_player)("ravi")
+    await sync_to_async(services.table_join)(table_id=table.pk, user=asha)
+    await sync_to_async(services.table_join)(table_id=table.pk, user=ravi)
+    sockets = {asha.pk: await open_table(asha, table.pk), ravi.pk: await open_table(ravi, table.pk)}
+    try:
+        snapshots = {pk: await sockets[pk].receive_json_from(timeout=5) for pk in sockets}
+        backed_up = snapshots[asha.pk]["version"]
+        game_id = snapshots[asha.pk]["game"]["id"]
+        on_turn = next(pk for pk, m in snapshots.items() if m["view"]["turn"] == m["view"]["seat"])
+        mover = asha if on_turn == asha.pk else ravi
+        backup = await sync_to_async(lambda: PoolGame.objects.filter(pk=game_id).values().get())()
+
+        async def draw(request_id: str) -> None:
+            action = {"type": "draw", "source": "closed"}
+            answer = await sync_to_async(services.game_act)(
+                game_id=game_id, user=mover, request_id=request_id, action=action
+            )
+            assert answer["ok"], answer
+
+        await draw("before-the-restore")
+        for communicator in sockets.values():
+            assert (await communicator.receive_json_from(timeout=5))["version"] == backed_up + 1
+
+        @sync_to_async
+        def restore() -> None:  # the game row and its log as the backup holds them
+            PoolGame.objects.filter(pk=game_id).update(**{k: v for k, v in backup.items() if k != "id"})
+            GameEvent.objects.filter(game_id=game_id, version__gt=backed_up).delete()
+
+        await restore()
+        for pk, communicator in sockets.items():
+            message = await _next(communicator, within=10)
+            assert message is not None, (
+                f"the socket of user {pk} still shows a version the game no longer has"
+            )
+            assert message["type"] == "snapshot" and message["version"] == backed_up, message
+            assert message["view"]["has_drawn"] is False
+        await draw("after-the-restore")
+        for communicator in sockets.values():
+            message = await communicator.receive_json_from(timeout=5)
+            assert message["type"] == "update" and message["version"] == backed_up + 1, message
+            assert message["view"]["has_drawn"] is True
+    finally:
+        for communicator in sockets.values():
+            await communicator.disconnect()
+
+
 class _Socket:
     """What the watcher needs of a table socket, counting its rebuilds."""
 
     def __init__(self, game_id: int, version: int) -> None:
         self.game_id, self.version = game_id, version
         self.dispatch_lock = asyncio.Lock()
-        self.rebuilds = 0
+        self.rebuilds = self.snapshots = 0
 
     async def send_update_from_db(self) -> None:
         self.rebuilds += 1
+
+    async def send_snapshot(self) -> None:
+        self.snapshots += 1
 
 
 @pytest.fixture
@@ -141,6 +198,16 @@ async def test_a_socket_behind_is_rebuilt_at_the_second_check(watched: Any) -> N
     assert await resync.check_once() == 0  # a notice may be on its way
     assert await resync.check_once() == 1
     assert socket.rebuilds == 1
+
+
+async def test_a_socket_ahead_of_the_database_is_sent_its_snapshot_at_the_second_check(watched: Any) -> None:
+    """Ahead (the database restored from a backup under it), busy or not: at one check it may just
+    have heard of a move newer than the versions read."""
+    socket = watched()
+    socket.version = 7
+    assert await resync.check_once(busy=True) == 0
+    assert await resync.check_once(busy=True) == 1
+    assert (socket.snapshots, socket.rebuilds) == (1, 0)
 
 
 async def test_a_busy_process_waits_longer_before_rebuilding(watched: Any) -> None:
