@@ -6,7 +6,8 @@ play over real sockets. Mid-game, ``pg_dump`` backs the database up as docs/oper
 dies. The steps of the docs' restore follow: a new database, ``pg_restore``, an emptied Redis
 (another database number), ``migrate --check``, ``check_ledger``, the worker, then the
 Daphne. The worker alone (no beat, nothing in Redis) must enforce the deadline the backup
-holds: its start re-armed the timers. The players come back with the version they last saw,
+holds, and move the practice bot whose turn the backup holds: its start re-armed the timers
+and the bots' moves. The players come back with the version they last saw,
 ahead of the restored game (the moves after the backup are lost by design): each is shown
 the restored game and plays it to the end; the ledger is clean.
 """
@@ -26,7 +27,8 @@ import psycopg
 import pytest
 from django.db import connection
 
-from tables import services
+from game_engine.game import GameState
+from tables import practice, services
 from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
@@ -56,6 +58,10 @@ pytestmark = [
 FEE = 1_000
 #: Turns short enough that the deadline the backup holds passes while the site is down.
 TABLE = {"seats": 2, "fee": FEE, "turn_seconds": 6, "extra_time_seconds": 0, "pause_seconds": 1}
+#: A practice table: a person who moves at once, a bot whose move the first site never makes.
+PRACTICE = {"seats": 2, "fee": 0, "practice": True, "bot_wait_seconds": 1, "turn_seconds": 90}
+#: The first site's bots think for ten minutes: the backup holds a bot due to move.
+SLOW_BOTS = {"BOT_THINK_MIN_MS": "600000", "BOT_THINK_MAX_MS": "600000"}
 WAIT = 40.0
 
 
@@ -111,14 +117,18 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
     procs: list[Proc] = []
     dump = tmp_path / "rummy.dump"
     try:
-        procs.append(start_worker(redis_db, tmp_path, name="worker", beat=False))
-        daphne, port = start_daphne(redis_db, name="daphne", **PRODUCTION)
+        procs.append(start_worker(redis_db, tmp_path, name="worker", beat=False, **SLOW_BOTS))
+        daphne, port = start_daphne(redis_db, name="daphne", **PRODUCTION, **SLOW_BOTS)
         procs.append(daphne)
         table = make_table("101", seed=130, **TABLE)
         dropper, player = make_player("dropper"), make_player("player")
         services.table_join(table_id=table.pk, user=dropper)
         services.table_join(table_id=table.pk, user=player)
         game = table.games.get()
+        practice_table = make_table("101", seed=131, **PRACTICE)
+        learner = make_player("learner")
+        services.table_join(table_id=practice_table.pk, user=learner)
+        practice_game = practice_table.games.get()
         restored_play: list[bool] = []
         bots = [
             Bot(
@@ -127,6 +137,16 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
             Bot("player", session_cookie(player), "play", resume=True),
         ]
         ports = [port]
+        learning = Bot("learner", session_cookie(learner), "play")
+
+        def bot_due() -> bool:
+            try:
+                row = PoolGame.objects.values_list("status", "state", "bot_seats").get(pk=practice_game.pk)
+            finally:
+                connection.close()
+            return row[0] == PoolGame.Status.RUNNING and bool(
+                practice.seats_to_act(GameState.from_dict(row[1]), row[2])
+            )
 
         def version() -> int:
             try:
@@ -144,8 +164,12 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
         async def before_the_crash() -> int:
             until = time.monotonic() + 120
             playing = [asyncio.create_task(bot.play(table.pk, ports, until)) for bot in bots]
+            playing.append(asyncio.create_task(learning.play(practice_table.pk, ports, until)))
             try:
                 await until_version(game.version + 6)
+                assert await asyncio.to_thread(wait_until, bot_due, WAIT, 0.2), (
+                    "the practice bot never came to act"
+                )
                 await asyncio.to_thread(backup)  # the players go on meanwhile
                 after = await asyncio.to_thread(version)
                 await until_version(after + 4)  # moves the backup does not hold
@@ -170,6 +194,7 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
         ):
             # the docs' restore: the dump into the new database, an empty Redis, the checks
             _run(["pg_restore", "--exit-on-error", "--no-password", f"--dbname={restored}", str(dump)])
+            _, practice_backed_up, _ = _game_row(restored, practice_game.pk)
             flush_redis(new_redis)
             env = child_env(new_redis, DATABASE_URL=restored)
             _run([str(BIN / "python"), "manage.py", "migrate", "--check"], env)
@@ -186,13 +211,23 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
                 new_redis, tmp_path, name="worker-restored", beat=False, DATABASE_URL=restored
             )
             procs.append(worker)
-            assert worker.wait_for("re-armed the timers of 1 games", timeout=WAIT), worker.tail()
+            assert worker.wait_for("re-armed the timers of 2 games", timeout=WAIT), worker.tail()
+            assert worker.wait_for("re-armed the moves of 1 bots", timeout=WAIT), worker.tail()
             if not wait_until(
                 lambda: _game_row(restored, game.pk)[1] > backed_up, timeout=WAIT, interval=0.2
             ):
                 pytest.fail("the restored game's deadline was never enforced\n" + worker.tail())
             kinds = [kind for v, kind, _ in _events(restored, game.pk) if v == backed_up + 1]
             assert "turn_missed" in kinds, kinds  # its clock ran out while the site was down
+            # the bot due in the backup moved (its turn's 90 s had not run out): the re-armed move
+            if not wait_until(
+                lambda: _game_row(restored, practice_game.pk)[1] > practice_backed_up, WAIT, 0.2
+            ):
+                pytest.fail("the practice bot never moved after the restore\n" + worker.tail())
+            moved = [
+                kind for v, kind, _ in _events(restored, practice_game.pk) if v == practice_backed_up + 1
+            ]
+            assert "draw" in moved, moved
 
             daphne, port = start_daphne(
                 new_redis, name="daphne-restored", DATABASE_URL=restored, **PRODUCTION
