@@ -115,9 +115,11 @@ class Bot:
             return None
         if view.get("turn") != view.get("seat"):
             return None
-        if self.strategy == "drop" and self.may_drop():
-            return {"type": "drop"}
         if not view["has_drawn"]:
+            # a drop comes before drawing (docs/rules.md §6.7): one who drew when may_drop turned
+            # yes discards first, or its refused drop would be sent again until the turn ran out
+            if self.strategy == "drop" and self.may_drop():
+                return {"type": "drop"}
             return {"type": "draw", "source": "closed"}
         return {"type": "discard", "card": view["drawn_card"]}
 
