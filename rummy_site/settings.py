@@ -188,9 +188,6 @@ WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: Seconds a socket stays counted in Redis (tables.socket_registry) unless its process renews it.
 WS_REGISTRY_TTL_SECONDS = _int("WS_REGISTRY_TTL_SECONDS", 90)
-#: A socket that has sent nothing, not even a ping, for this many seconds is closed (4408): its page
-#: pings every few seconds (static/js/socket.js), so this one lost its link (tables/idle.py). 0: never.
-WS_IDLE_SECONDS = float(os.environ.get("WS_IDLE_SECONDS", "20"))
 #: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).
 RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
 #: A process whose resync check wakes this many seconds late is busy: its notices are late, not lost,

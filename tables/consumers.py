@@ -33,7 +33,6 @@ from sitelog import context as logcontext
 from sitemetrics import instruments
 from tables import (
     dbthreads,
-    idle,
     lobbyfeed,
     notify,
     presence,
@@ -131,8 +130,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     user: Any = None
     #: When the frame being handled arrived (``time.perf_counter``).
     arrived: float = 0.0
-    #: When the client's last frame arrived (``time.monotonic``): ``tables.idle`` closes a silent socket.
-    heard_at: float = 0.0
     #: The session this socket logged in with: every action checks it still logs the user in.
     session_key: str = ""
     closing: bool = False
@@ -212,7 +209,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if block is not None and block.signed_out:
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return False
-        idle.watch(self)  # closed if its page falls silent (a lost signal sends no close)
         return True
 
     def counted(self) -> None:
@@ -224,7 +220,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self._counted:
             self._counted = False
             instruments.socket_closed(self.metric_kind)
-        idle.forget(self)
         if self._claimed:
             self._claimed = False
             await sockets.release_socket(self.user.pk, self)
@@ -238,7 +233,6 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.arrived = (
             time.perf_counter()
         )  # an action's latency counts from here (TableConsumer.handle_action)
-        self.heard_at = time.monotonic()  # any frame, a ping or one refused, says the page is there
         if not self.rate.allow():
             if self.rate.flooding:
                 self.closing = True

@@ -12,7 +12,7 @@ declare global {
     /** Safari's name for AudioContext. */
     webkitAudioContext?: typeof AudioContext;
     /** The table page's test hook: what the page knows (never more than the server sent). */
-    rummyTable?: { state: TableState; send: (action: Action) => void; socket: TableSocket; settled: () => boolean };
+    rummyTable?: { state: TableState; send: (action: Action) => void; socket: TableSocket };
     /** Every sound the page asked for, in order (tests and the curious). */
     rummySounds?: string[];
   }

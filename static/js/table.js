@@ -24,7 +24,7 @@ import { fitHand, wireSortables } from "./hand.js";
 import { isMuted, play } from "./sounds.js";
 import { newClientSeed } from "./fairness.js";
 import { readConfig } from "./table/config.js";
-import { myTurn, newState } from "./table/state.js";
+import { newState } from "./table/state.js";
 import { isQuickMuted } from "./table/quick.js";
 import { createUi } from "./table/ui.js";
 import { createVerdicts } from "./table/verdicts.js";
@@ -64,22 +64,15 @@ if (root && cfg) {
     }
   };
   let lost = false; // the connection was lost and is not back yet
-  const dispatch = createDispatch({
-    S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn,
-    arrangeRefused: (groups, reason) => moves.arrangeRefused(groups, reason),
-  });
+  const dispatch = createDispatch({ S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn });
   const socket = new TableSocket(cfg.ws_path, {
     // back after the connection was away: ask for what happened since the version shown (a rebuilt
     // update, which dispatch.js sums up as "While you were away"); lost and back are said through
     // the one live region (the banner shows it)
     state(state, detail) {
       if (state === "open" && S.conn !== "open" && S.snap && S.version >= 0) socket.raw({ type: "snapshot", since: S.version });
-      if (state === "closed" && !lost) {
-        lost = true;
-        S.lostAt = Date.now();
-        say(S, "Connection lost: reconnecting." + (myTurn(S) ? " Your turn's clock keeps running." : ""));
-      }
-      if (state === "open" && lost) { lost = false; S.lostAt = 0; say(S, "Connected again."); }
+      if (state === "closed" && !lost) { lost = true; say(S, "Connection lost: reconnecting."); }
+      if (state === "open" && lost) { lost = false; say(S, "Connected again."); }
       S.conn = state; S.connDetail = detail || ""; ui.paint();
     },
     fatal(text) { S.fatal = text; S.conn = "closed"; say(S, text); ui.paint(); },
@@ -97,13 +90,8 @@ if (root && cfg) {
   watchKeys(S, ctrl);
   ui.watchPointer(root);
   window.addEventListener("resize", fitHand); // the hand is fitted to the window: the DOM alone, no render
-  // test hook: a read-only look at what the page knows (never more than the server sent); `settled`:
-  // no move of this page's waits for the server's answer (an own move is shown before it, echo.js),
-  // and the page shows the version the last one made (tests wait for it before reading the server)
-  window.rummyTable = {
-    state: S, send: moves.act, socket,
-    settled: () => socket.pending.size === 0 && !S.echo && S.version >= S.answered,
-  };
+  // test hook: a read-only look at what the page knows (never more than the server sent)
+  window.rummyTable = { state: S, send: moves.act, socket };
 
   root.textContent = "";
   ui.start();

@@ -220,7 +220,6 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         page.keyboard.press("x")
         hears(asha, "You discarded the king of diamonds.")
         page.wait_for_selector("#open-pile .card.top[data-code='KD']")
-        asha.confirmed()
         assert_dom_holds_only_public_cards(asha, state_of(table), 0)
 
         # 2. Ravi (a phone, a keyboard) takes KD from the open pile (O) and discards QD
@@ -228,19 +227,16 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         hears(ravi, "Asha discarded the king of diamonds. Your turn.")
         rp.keyboard.press("o")
         rp.wait_for_selector("#groups .card[data-code='KD']")
-        ravi.confirmed()
         hears(asha, "Ravi picked the king of diamonds from the open pile.")
         select(ravi, "QD")
         rp.keyboard.press("x")
         hears(asha, "Ravi discarded the queen of diamonds. Your turn.")
         rp.wait_for_selector("#groups .card[data-code='QD']", state="detached")  # Ravi's page has it too
-        ravi.confirmed()
         assert_dom_holds_only_public_cards(ravi, state_of(table), 1)
 
         # 3. Asha draws KS, selects it, F puts it in the finish slot; the dialog has focus; Declare
         page.keyboard.press("d")
         hears(asha, "You drew the king of spades from the deck.")
-        asha.confirmed()
         select(asha, "KS")
         page.keyboard.press("f")
         page.wait_for_selector("#modal:not([hidden]) >> text=Valid declaration")
@@ -319,25 +315,21 @@ def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
         # Enter on the closed deck draws; Space on the open pile discards the selected card
         page.keyboard.press("Enter")
         wait_until(lambda: len(asha.hand()) == 14, "the card drawn with Enter")
-        asha.confirmed()
         select(asha, "KD")
         page.focus("#open-pile")
         page.keyboard.press("Space")
         page.wait_for_selector("#open-pile .card.top[data-code='KD']")
         wait_until(lambda: len(asha.hand()) == 13, "the discard with Space")
-        asha.confirmed()
 
         # Enter on the open pile takes its card (Ravi)
         rp.wait_for_selector("#open-pile.can")
         rp.focus("#open-pile")
         rp.keyboard.press("Enter")
         rp.wait_for_selector("#groups .card[data-code='KD']")
-        ravi.confirmed()
         select(ravi, "QD")
         rp.focus("#open-pile")
         rp.keyboard.press("Enter")
         rp.wait_for_selector("#open-pile .card.top[data-code='QD']")
-        ravi.confirmed()
 
         # the finish slot takes Enter: the declaration dialog opens with focus; Escape cancels it,
         # the card goes back to the hand and focus back to the slot
@@ -345,7 +337,6 @@ def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
         page.focus("#closed-deck")
         page.keyboard.press("Space")
         wait_until(lambda: len(asha.hand()) == 14, "the card drawn with Space")
-        asha.confirmed()
         select(asha, "KS")
         page.focus("#finish-slot")
         page.keyboard.press("Enter")

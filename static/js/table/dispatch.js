@@ -7,8 +7,7 @@
 import { play } from "../sounds.js";
 import { awaySummary, eventLine, eventSound } from "./ticker.js";
 import { noticeBanner } from "./notices.js";
-import { eventSpeech, say, theCard } from "./speech.js";
-import { putBackWords, settleEcho } from "./echo.js";
+import { eventSpeech, say } from "./speech.js";
 import {
   addNotice, addScores, autoSheet, clearQuick, isMe, isNewGame, legal, me, nameOf, resetGame, showQuick, takeOwnView,
   takeView,
@@ -32,9 +31,8 @@ const QUICK_SHOWN_MS = 4000;
  * @param {Verdicts} deps.verdicts
  * @param {() => void} deps.resync asks the server for a snapshot
  * @param {() => void} deps.yourTurn the player's turn began
- * @param {(groups: import("../wire.js").Groups, reason: string) => void} deps.arrangeRefused the server refused an arrangement
  */
-export function createDispatch({ S, ui, verdicts, resync, yourTurn, arrangeRefused }) {
+export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
   const { paint, toast } = ui;
   /** @type {import("./ticker.js").Who} */
   const who = { isMe: (seat) => isMe(S, seat), nameOf: (seat) => nameOf(S, seat) };
@@ -77,7 +75,6 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn, arrangeRefus
     switch (msg.type) {
       case "snapshot":
         if (S.snap && isNewGame(S, msg.game)) resetGame(S);
-        S.echo = null; // the whole truth: no guess of the page's stands beside it
         S.version = msg.version;
         S.snap = msg;
         if (msg.presence) S.presence = msg.presence;
@@ -115,28 +112,13 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn, arrangeRefus
       case "evaluation":
         verdicts.onEvaluation(msg);
         break;
-      case "result": {
-        // the player's own move, shown at once (echo.js): confirmed, or put back with the reason
-        const putBack = msg.request_id ? settleEcho(S, msg.request_id, msg.ok) : null;
-        const action = sent ? sent.action : null;
-        if (msg.ok && action && action.type === "arrange") S.keptGroups = action.groups;
-        if (msg.ok && typeof msg.version === "number") S.answered = Math.max(S.answered, msg.version);
+      case "result":
         if (!msg.ok) {
           /** @type {Partial<import("../wire.js").WireError>} */
           const err = msg.error || {};
-          const reason = (err.message || "That move was refused") + (err.rule ? " (" + err.rule + ")" : "");
-          if (putBack) {
-            const words = putBackWords(putBack, reason, theCard);
-            toast(words);
-            say(S, words);
-            resync(); // the page thought the move allowed: the server's whole view, in case it knew better
-          } else if (action && action.type === "arrange") {
-            arrangeRefused(action.groups, reason);
-          } else if (!(sent && sent.quiet)) toast(reason);
+          if (!(sent && sent.quiet)) toast((err.message || "That move was refused") + (err.rule ? " (" + err.rule + ")" : ""));
         }
-        paint();
         break;
-      }
       case "error":
         toast((msg.error && msg.error.message) || "The server could not read that message");
         break;

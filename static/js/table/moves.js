@@ -4,10 +4,9 @@
 // The server decides; its `result` says if a move was refused (dispatch.js). Every way to play a
 // move (a click, a drag, and keys in issue 25) comes through here.
 import { groupByRank, groupBySuit } from "../cards.js";
-import { groupSelected as groupCards, moveCard, reconcile } from "../hand.js";
+import { groupSelected as groupCards, moveCard } from "../hand.js";
 import { newClientSeed } from "../fairness.js";
 import { canDiscard, canDraw, canFinish, handGroups, legal, myTurn, restoreFinish, without } from "./state.js";
-import { echoDiscard, echoOpenDraw } from "./echo.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
 /** @typedef {import("./state.js").Pos} Pos */
@@ -16,10 +15,6 @@ import { echoDiscard, echoOpenDraw } from "./echo.js";
 /** @typedef {import("../socket.js").TableSocket} TableSocket */
 /** @typedef {import("../wire.js").Action} Action */
 /** @typedef {import("../wire.js").CardCode} CardCode */
-/** @typedef {import("../wire.js").Groups} Groups */
-
-/** The same cards, whatever their order. @param {CardCode[]} a @param {CardCode[]} b */
-const sameCards = (a, b) => a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
 
 /**
  * @param {{S: TableState, cfg: TableConfig, socket: TableSocket, ui: Ui}} deps
@@ -29,34 +24,23 @@ export function createMoves({ S, cfg, socket, ui }) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let arrangeTimer;
 
-  /**
-   * Send an action; quiet: no word if it cannot be sent now. Its request id, if it went now.
-   * @param {Action} action @param {{quiet?: boolean}} [opts] @returns {string | null}
-   */
+  /** Send an action; quiet: no word if it cannot be sent now. @param {Action} action @param {{quiet?: boolean}} [opts] */
   function act(action, opts) {
-    const { id, sent } = socket.act(action, opts);
-    if (!sent && !(opts && opts.quiet)) toast("Not connected: your move will be sent when the connection is back.", "info");
-    return sent ? id : null;
+    if (!socket.act(action, opts) && !(opts && opts.quiet)) toast("Not connected: your move will be sent when the connection is back.", "info");
   }
 
-  /** A draw from the open pile is shown at once (echo.js); one from the deck waits for its card. @param {"closed" | "open"} source */
+  /** @param {"closed" | "open"} source */
   function drawFrom(source) {
     if (!canDraw(S)) { toast(myTurn(S) ? "You have drawn already: discard a card, or finish" : "It is not your turn to draw"); return; }
     if (source === "open" && !S.view?.can_pick_open) { toast("A joker on the open pile cannot be picked up"); return; }
-    const id = act({ type: "draw", source });
-    if (id && source === "open") {
-      echoOpenDraw(S, id);
-      if (S.echo && S.echo.id === id) ui.flash(S.echo.card, "drawn-in");
-      paint();
-    }
+    act({ type: "draw", source });
   }
 
-  /** Shown at once (echo.js), when it went: a move waiting for the connection is not. @param {CardCode} code */
+  /** @param {CardCode} code */
   function discard(code) {
     if (!canDiscard(S)) { toast("You can discard only on your turn, after drawing"); return; }
     S.selected = [];
-    const id = act({ type: "discard", card: code });
-    if (id) echoDiscard(S, id, code);
+    act({ type: "discard", card: code });
     paint();
   }
 
@@ -93,28 +77,8 @@ export function createMoves({ S, cfg, socket, ui }) {
     arrangeTimer = setTimeout(() => { if (legal(S, "arrange") && S.groups) act({ type: "arrange", groups: handGroups(S) }, { quiet: true }); }, 350);
   }
 
-  /**
-   * The server refused an arrangement. Sent while the hand changed under it (a draw on its way), it
-   * is sent again as the hand is now; refused for what it was, the page puts back the arrangement the
-   * server holds and says why.
-   * @param {Groups} groups what was sent @param {string} reason
-   */
-  function arrangeRefused(groups, reason) {
-    const v = S.view;
-    if (!v || !v.hand || !S.groups) return;
-    if (!sameCards(groups.flat(), v.hand)) {
-      if (sameCards(handGroups(S).flat(), v.hand)) arranged();
-      return;
-    }
-    S.groups = reconcile(S.keptGroups || v.arrangement || [v.hand], v.hand, null);
-    S.selected = [];
-    toast("Your arrangement was not kept: " + reason + ". The cards are back as the server has them.");
-    paint();
-  }
-
   return {
     act,
-    arrangeRefused,
     drawFrom,
     discard,
     startFinish,

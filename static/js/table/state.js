@@ -46,12 +46,8 @@ import { reconcile } from "../hand.js";
  * @property {number} version the game version shown
  * @property {ConnState} conn
  * @property {string} connDetail
- * @property {number} lostAt when the connection was lost (0: it is not)
  * @property {string} fatal why the socket closed for good
  * @property {Groups | null} groups the player's arrangement as the page shows it
- * @property {Groups | null} keptGroups the arrangement the server last accepted from this page this deal
- * @property {import("./echo.js").Echo | null} echo the player's own move shown before the server's answer
- * @property {number} answered the game version the server named in its last `ok` to this page's moves
  * @property {string | null} handKey game:seat:deal of that arrangement
  * @property {string[]} selected selected cards, as "g:i"
  * @property {CardCode | null} finishCard the card put in the finish slot, while declaring
@@ -84,8 +80,8 @@ import { reconcile } from "../hand.js";
 export function newState(cfg, prefs) {
   return {
     snap: null, view: null, version: -1,
-    conn: "connecting", connDetail: "", lostAt: 0, fatal: "",
-    groups: null, keptGroups: null, echo: null, answered: -1, handKey: null, selected: [],
+    conn: "connecting", connDetail: "", fatal: "",
+    groups: null, handKey: null, selected: [],
     finishCard: null, finishFrom: null,
     modal: null, autoSheetKey: null,
     toasts: [], notices: [], ticker: "", lastDrawn: null, anim: {}, dealing: false,
@@ -168,7 +164,7 @@ export function restoreFinish(S, groups) {
 // ------------------------------------------------------------------ transitions
 /** A new game at the table: nothing of the old one's hand, sheets or scores stays. @param {TableState} S */
 export function resetGame(S) {
-  S.groups = null; S.keptGroups = null; S.echo = null; S.answered = -1; S.handKey = null; S.selected = []; S.finishCard = null; S.lastDrawn = null;
+  S.groups = null; S.handKey = null; S.selected = []; S.finishCard = null; S.lastDrawn = null;
   S.scores = []; S.autoSheetKey = null;
   if (S.modal && S.modal.kind !== "leave") S.modal = null;
 }
@@ -193,7 +189,7 @@ export function takeView(S, view) {
     const key = (S.snap && S.snap.game ? S.snap.game.id : "") + ":" + v.seat + ":" + v.deal_no;
     if (key !== S.handKey || !S.groups) {
       S.groups = (v.arrangement && v.arrangement.length ? v.arrangement : [v.hand]).map((g) => g.slice());
-      S.handKey = key; S.selected = []; S.finishCard = null; S.lastDrawn = null; S.keptGroups = null;
+      S.handKey = key; S.selected = []; S.finishCard = null; S.lastDrawn = null;
       dealt = true;
     } else {
       const inHand = S.groups.flat().length + (S.finishCard ? 1 : 0);
