@@ -85,7 +85,7 @@ class EstimatedCountPaginator(Paginator):
         return max(COUNT_CAP + 1, query_estimate(queryset) or 0)
 
 
-def _seek_fields(model: Any, ordering: list[str]) -> list[tuple[str, bool]] | None:
+def seek_fields(model: Any, ordering: list[str]) -> list[tuple[str, bool]] | None:
     """``[(field, descending)]`` of an ordering a seek can follow (the model's own columns, none
     of them empty, ending with a unique one), or ``None``."""
     out: list[tuple[str, bool]] = []
@@ -107,7 +107,7 @@ def _seek_fields(model: Any, ordering: list[str]) -> list[tuple[str, bool]] | No
     return None
 
 
-def _beyond(fields: list[tuple[str, bool]], values: dict[str, Any], forward: bool) -> Q:
+def beyond(fields: list[tuple[str, bool]], values: dict[str, Any], forward: bool) -> Q:
     """The rows after ``values`` in the order ``fields`` (before them, when not ``forward``)."""
     q = Q()
     equal = Q()
@@ -146,7 +146,7 @@ class SeekChangeList(ChangeList):
 
     def get_results(self, request: HttpRequest) -> None:
         self.offset_pages = OFFSET_PAGES
-        self.seek = _seek_fields(self.model, list(self.queryset.query.order_by))
+        self.seek = seek_fields(self.model, list(self.queryset.query.order_by))
         self.seek_older = self.seek_newer = self.seek_oldest = None
         cursor = {k: request.GET.get(k) for k in SEEK_PARAMS if k in request.GET}
         if cursor and self.seek:
@@ -196,7 +196,7 @@ class SeekChangeList(ChangeList):
             )
             if values is None:
                 raise IncorrectLookupParameters(f"no row {pivot!r} to page from")
-            queryset = queryset.filter(_beyond(self.seek, values, forward))
+            queryset = queryset.filter(beyond(self.seek, values, forward))
         if not forward:
             queryset = queryset.reverse()
         rows = list(queryset[: size + 1])

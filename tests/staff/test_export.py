@@ -318,3 +318,79 @@ def test_the_workers_memory_does_not_grow_with_the_list(
     rows = _file_rows(job)
     assert len(rows) == job.rows_written + 1 and all(r[1].startswith("'=player") for r in rows[1:] if r[1])
     assert large < 2 * small, (small, large)
+
+
+def _progress_saved(client: Client, monkeypatch: pytest.MonkeyPatch, step: float) -> list[int]:
+    """The ``rows_written`` the worker saves while it writes the users list, its clock moving
+    ``step`` seconds each time it looks (the final save, with the status, left out)."""
+    import re
+    from types import SimpleNamespace
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ticks = iter(range(1_000_000))
+    monkeypatch.setattr(export_job, "time", SimpleNamespace(monotonic=lambda: next(ticks) * step))
+    _export(
+        client, reverse("admin:accounts_user_changelist"), "progress", select_across="1", _selected_action=[1]
+    )
+    job = ExportJob.objects.latest("id")
+    with CaptureQueriesContext(connection) as captured:
+        export_job.run(job.pk)
+    saves = [q["sql"] for q in captured.captured_queries if q["sql"].startswith('UPDATE "staff_exportjob"')]
+    progress = [int(m.group(1)) for sql in saves[:-1] if (m := re.search(r'"rows_written" = (\d+)', sql))]
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.DONE and job.rows_written == User.objects.count()
+    return [n for n in progress if n]  # the start's save of 0 left out
+
+
+def test_progress_shows_the_first_row_at_once_then_each_piece_or_half_second(
+    administrator: User,
+    client_for: ClientFor,
+    sent: list[Any],
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A piece may take seconds to write (a million rows, a loaded worker): the exports page must
+    not wait for it to say that rows are being written."""
+    settings.EXPORT_CHUNK_ROWS = 4
+    client = client_for(administrator)
+    _bulk_users(9)
+    rows = User.objects.count()
+    assert rows == 10  # the administrator and nine players
+    # a fast worker: the first row, then each piece of 4
+    assert _progress_saved(client, monkeypatch, 0.0) == [1, 4, 8]
+    # a slow one, PROGRESS_SECONDS gone each time it looks at the clock: every row
+    assert _progress_saved(client, monkeypatch, export_job.PROGRESS_SECONDS) == list(range(1, rows + 1))
+
+
+@pytest.mark.parametrize("query", ["", "o=6", "o=-6"])  # the list's own order; joined, both ways
+def test_a_list_is_read_by_seek_in_its_own_order_without_a_cursor(
+    query: str, administrator: User, client_for: ClientFor, sent: list[Any], settings: Any
+) -> None:
+    """The worker reads a big list a piece at a time, each piece the rows after the last one
+    written (PostgreSQL fills a cursor held outside a transaction with the whole list before its
+    first row): the file holds every row once, in the list's order, ties in the sort included."""
+    from datetime import UTC, datetime, timedelta
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.EXPORT_CHUNK_ROWS = 3
+    day = datetime(2026, 1, 1, tzinfo=UTC)
+    User.objects.bulk_create(
+        [User(username=f"p{n:02d}", date_joined=day + timedelta(days=n % 4)) for n in range(11)]
+    )
+    url = reverse("admin:accounts_user_changelist") + (f"?{query}" if query else "")
+    _export(client_for(administrator), url, "order", select_across="1", _selected_action=[1])
+    job = ExportJob.objects.latest("id")
+    _, _, queryset = export_job._list_as_asked(job)
+    expected = [u.username for u in queryset]  # the list's order, read at once
+    with CaptureQueriesContext(connection) as captured:
+        export_job.run(job.pk)
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.DONE
+    assert [row[0] for row in _file_rows(job)[1:]] == expected and len(expected) == 12
+    reads = [q["sql"] for q in captured.captured_queries if 'FROM "accounts_user"' in q["sql"]]
+    assert not any("DECLARE" in sql or "CURSOR" in sql for sql in reads)
+    assert sum("LIMIT 3" in sql for sql in reads) == 5  # four full pieces and the last, short one
