@@ -394,3 +394,50 @@ def test_a_list_is_read_by_seek_in_its_own_order_without_a_cursor(
     reads = [q["sql"] for q in captured.captured_queries if 'FROM "accounts_user"' in q["sql"]]
     assert not any("DECLARE" in sql or "CURSOR" in sql for sql in reads)
     assert sum("LIMIT 3" in sql for sql in reads) == 5  # four full pieces and the last, short one
+
+
+def test_under_asgi_the_file_is_sent_a_block_at_a_time(
+    support: User, client_for: ClientFor, sent: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Django's ASGI handler reads a file response's ordinary iterator whole into a list before it
+    sends a byte: in a Daphne, the one that serves the tables' sockets, the download must be an
+    asynchronous iterator of blocks."""
+    import asyncio
+
+    from django.core.signals import request_finished
+    from django.db import close_old_connections
+    from django.test import AsyncRequestFactory, RequestFactory
+
+    from staff import export_views
+
+    _bulk_users(40)
+    users = reverse("admin:accounts_user_changelist")
+    _export(client_for(support), users, "x", select_across="1", _selected_action=[1])
+    job = _run_latest()
+    with export_job.storage().open(job.file, "rb") as f:
+        whole = f.read()
+    monkeypatch.setattr(export_views, "BLOCK_BYTES", 100)
+    url = reverse("staff-export-download", args=[job.pk])
+
+    async def blocks(response: Any) -> list[bytes]:
+        return [block async for block in response.streaming_content]
+
+    # a response's close() says the request finished, which would close the test's connection
+    # (the test client keeps it open the same way)
+    request_finished.disconnect(close_old_connections)
+    try:
+        request = AsyncRequestFactory().get(url)
+        request.user = support
+        response = export_views.download(request, job.pk)
+        assert response.is_async and response["Content-Length"] == str(len(whole))
+        sent_blocks = asyncio.run(blocks(response))
+        response.close()
+        assert b"".join(sent_blocks) == whole and len(sent_blocks) == -(-len(whole) // 100) > 3
+        # under WSGI (the test client, the embedded server) the file response is Django's own
+        request = RequestFactory().get(url)
+        request.user = support
+        response = export_views.download(request, job.pk)
+        assert not response.is_async and b"".join(response.streaming_content) == whole
+        response.close()
+    finally:
+        request_finished.connect(close_old_connections)
