@@ -13,15 +13,27 @@ reverse, the page links), a search per search field, page 500 (by the list's own
 where the list pages by seek, by ``?p=500`` where it pages by number), and the detail page of
 the list's first row; then the busiest player's page and statement, first and deepest.
 
-Requests go through Django's test client with ``DEBUG`` off and the site's whole middleware
-stack (not a Daphne: the client is the same code path without the socket), each URL loaded
-three times: it prints the median time, the time of the last load's queries (``db``), the queries
-of one load and the status, and at the end the slowest twenty and every URL over the targets
-(300 ms, 20 queries). Where a list pages by seek, its page 500 is the list's own cursor link taken
+Requests go through one of two fetchers, the crawl (which links to follow) being the same:
+
+- Django's test client in this process (the default), with ``DEBUG`` off and the site's whole
+  middleware stack without the socket; it counts each load's queries and their time (``db``).
+- ``--daphne``: a Daphne started on the bench database with the production settings and ``DEBUG``
+  off (``bench/live_site.py``; ``--base-url`` takes a site already running), spoken to as nginx
+  does, each staff member logged in through the log-in form; the time runs to the answer's last
+  byte. The Daphne is another process: queries are not counted there (``-``), the test-client
+  mode counts them.
+
+Each URL is loaded three times: it prints the median time, ``db``, the queries of one load and the
+status, and at the end the slowest twenty and every URL over the targets (300 ms, 20 queries). Where a list pages by seek, its page 500 is the list's own cursor link taken
 at the row 50,000 rows in by id (following "older" 499 times would reach about the same row).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/rummy_admin_bench_crawl \\
-        .venv/bin/python bench/admin_crawl.py [--scale 1] [--skip-fill] [--roles superuser,...]
+        .venv/bin/python bench/admin_crawl.py [--scale 1] [--skip-fill] [--roles superuser,...] \\
+        [--daphne --redis-url redis://127.0.0.1:6379/9]
+
+The accounts it logs in with are ``crawl-<role>`` for the test client and ``live-<role>`` for a
+Daphne (the two settings hash passwords differently), so that crawls of both kinds, one role
+each, may run side by side (``--skip-collectstatic`` on all but the first ``--daphne``).
 """
 
 from __future__ import annotations
@@ -33,9 +45,10 @@ import re
 import statistics
 import sys
 import time
+from contextlib import ExitStack
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +59,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_site.test_settings")
 os.environ.pop("REDIS_URL", None)
 
 import admin_bench  # noqa: E402
+import live_site  # noqa: E402
 
 TARGET_MS, TARGET_QUERIES = 300, 20
 PASSWORD = "crawl-password-2026"
@@ -111,7 +125,13 @@ def recreate_database(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def make_staff() -> None:
+def staff_name(role: str, *, live: bool) -> str:
+    """The bench's account for ``role``: one set for each settings module, whose password hashers
+    differ (the test settings' MD5, the site's own), so that crawls of both kinds may run at once."""
+    return ("live-" if live else "crawl-") + role.lower().replace(" ", "-")
+
+
+def make_staff(*, live: bool = False) -> None:
     from django.contrib.auth.models import Group
 
     from accounts.models import User
@@ -119,11 +139,12 @@ def make_staff() -> None:
 
     staff_roles.ensure_groups()
     for role in ROLES:
-        name = "crawl-" + role.lower().replace(" ", "-")
+        name = staff_name(role, live=live)
         user = User.objects.filter(username=name).first() or User(username=name, email=f"{name}@example.com")
         user.is_staff = True
         user.is_superuser = role == "superuser"
-        user.set_password(PASSWORD)
+        if not user.check_password(PASSWORD):  # a new hash would log out a crawl running beside
+            user.set_password(PASSWORD)
         user.save()
         if role != "superuser":
             user.groups.set([Group.objects.get(name=role)])
@@ -137,51 +158,102 @@ def hrefs(page: str) -> list[str]:
     return [html.unescape(h) for h in HREF.findall(page)]
 
 
-class Crawler:
-    def __init__(self, role: str, repeat: int) -> None:
+def over(ms: float, queries: int | None, status: int) -> bool:
+    """Over a target (a query count only where one was counted) or not a page."""
+    return ms >= TARGET_MS or (queries or 0) >= TARGET_QUERIES or status not in (200, 302)
+
+
+class Fetched(NamedTuple):
+    status: int
+    body: bytes
+    seconds: float
+    queries: int | None  # None: served by another process, which does not say
+    db_ms: float | None
+
+
+class TestClientFetch:
+    """Django's test client in this process: the site's whole middleware stack without the
+    socket, and each load's queries counted (``CaptureQueriesContext``)."""
+
+    def __init__(self) -> None:
         from django.test import Client
 
-        self.role = role
-        self.repeat = repeat
         self.client = Client()
-        self.rows: list[tuple[str, str, float, int, int]] = []
-        self.seen: set[str] = set()
 
-    def login(self) -> None:
-        name = "crawl-" + self.role.lower().replace(" ", "-")
+    def login(self, username: str, password: str) -> int:
         self.client.get("/admin/login/")
         response = self.client.post(
-            "/admin/login/?next=/admin/", {"username": name, "password": PASSWORD, "next": "/admin/"}
+            "/admin/login/?next=/admin/", {"username": username, "password": password, "next": "/admin/"}
         )
-        if response.status_code != 302:
-            raise SystemExit(f"{name} could not log in ({response.status_code})")
+        return int(response.status_code)
 
-    def get(self, url: str, what: str) -> str:
-        """Load ``url`` ``repeat`` times; record the median time and one load's queries."""
+    def get(self, url: str) -> Fetched:
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
+        connection.queries_log.clear()  # the log keeps 9,000 queries: past that, counts read 0
+        with CaptureQueriesContext(connection) as captured:
+            started = time.perf_counter()
+            response = self.client.get(url)
+            body = response.content
+            seconds = time.perf_counter() - started
+        db = sum(float(q["time"]) for q in captured.captured_queries) * 1000
+        return Fetched(response.status_code, body, seconds, len(captured), db)
+
+
+class DaphneFetch:
+    """A browser at a running site (``live_site.Browser``: a Daphne as nginx speaks to it), logged
+    in through the log-in form; the time is from sending the request to the answer's last byte.
+    The site is another process: it cannot say how many queries a page made."""
+
+    def __init__(self, base_url: str) -> None:
+        self.browser = live_site.Browser(base_url)
+
+    def login(self, username: str, password: str) -> int:
+        return self.browser.login(username, password)
+
+    def get(self, url: str) -> Fetched:
+        status, body, seconds = self.browser.request("GET", url)
+        return Fetched(status, body, seconds, None, None)
+
+
+Fetch = TestClientFetch | DaphneFetch
+
+
+class Crawler:
+    """One role's crawl: which links to follow is decided here, how a page is fetched by ``fetch``
+    (the test client or a real Daphne)."""
+
+    def __init__(self, role: str, repeat: int, fetch: Fetch) -> None:
+        self.role = role
+        self.repeat = repeat
+        self.fetch = fetch
+        self.rows: list[tuple[str, str, float, int | None, int]] = []
+        self.seen: set[str] = set()
+
+    def login(self) -> None:
+        name = staff_name(self.role, live=isinstance(self.fetch, DaphneFetch))
+        status = self.fetch.login(name, PASSWORD)
+        if status != 302:
+            raise SystemExit(f"{name} could not log in ({status})")
+
+    def get(self, url: str, what: str) -> str:
+        """Load ``url`` ``repeat`` times; record the median time and one load's queries."""
         if url in self.seen:
             return ""
         self.seen.add(url)
-        samples, queries, status, body, db = [], 0, 0, b"", 0.0
+        samples = []
         for _ in range(self.repeat):
-            connection.queries_log.clear()  # the log keeps 9,000 queries: past that, counts read 0
-            with CaptureQueriesContext(connection) as captured:
-                started = time.perf_counter()
-                response = self.client.get(url)
-                body = response.content
-                samples.append(time.perf_counter() - started)
-            queries, status = len(captured), response.status_code
-            db = sum(float(q["time"]) for q in captured.captured_queries) * 1000
+            fetched = self.fetch.get(url)
+            samples.append(fetched.seconds)
         ms = statistics.median(samples) * 1000
+        queries, status = fetched.queries, fetched.status
         self.rows.append((what, url, ms, queries, status))
-        flag = " <--" if ms >= TARGET_MS or queries >= TARGET_QUERIES or status not in (200, 302) else ""
-        print(
-            f"{self.role[:14]:<14} {ms:>9.1f} ms (db {db:>7.1f}) {queries:>4} q {status}  {what}: {url}{flag}",
-            flush=True,
-        )
-        return body.decode(errors="replace") if status == 200 else ""
+        db = "       -" if fetched.db_ms is None else f"{fetched.db_ms:>7.1f}"
+        q = "   -" if queries is None else f"{queries:>4}"
+        flag = " <--" if over(ms, queries, status) else ""
+        print(f"{self.role[:14]:<14} {ms:>9.1f} ms (db {db}) {q} q {status}  {what}: {url}{flag}", flush=True)
+        return fetched.body.decode(errors="replace") if status == 200 else ""
 
     def crawl_list(self, changelist: str, model_admin: Any, terms: dict[str, str]) -> None:
         first = self.get(changelist, "list")
@@ -314,11 +386,14 @@ def search_term(field: str, terms: dict[str, str]) -> str:
     }.get(name, terms["username"])
 
 
-def crawl(role: str, *, players: int, busy: int, repeat: int) -> list[tuple[str, str, float, int, int]]:
+Row = tuple[str, str, float, int | None, int]
+
+
+def crawl(role: str, fetch: Fetch, *, players: int, busy: int, repeat: int) -> list[Row]:
     from django.contrib import admin
     from django.urls import reverse
 
-    crawler = Crawler(role, repeat)
+    crawler = Crawler(role, repeat, fetch)
     crawler.login()
     index = crawler.get("/admin/", "admin index")
     crawler.get(reverse("staff-dashboard"), "dashboard")
@@ -342,9 +417,9 @@ def crawl(role: str, *, players: int, busy: int, repeat: int) -> list[tuple[str,
     return crawler.rows
 
 
-def retime(role: str, output: str, *, repeat: int) -> list[tuple[str, str, float, int, int]]:
+def retime(role: str, fetch: Fetch, output: str, *, repeat: int) -> list[Row]:
     """Load again the URLs ``output`` (a previous run's printout) marked over target for ``role``."""
-    crawler = Crawler(role, repeat)
+    crawler = Crawler(role, repeat, fetch)
     crawler.login()
     for line in Path(output).read_text().splitlines():
         found = re.search(r" \d{3}  (.*?): (/\S+) <--$", line)
@@ -367,11 +442,34 @@ def main() -> None:
         metavar="OUTPUT",
         help="load again only the URLs a previous run's OUTPUT marked over target",
     )
+    parser.add_argument(
+        "--daphne",
+        action="store_true",
+        help="fetch through a Daphne started here on the bench database (production settings, DEBUG off)",
+    )
+    parser.add_argument(
+        "--base-url", help="fetch through the site already running there (production settings)"
+    )
+    parser.add_argument("--redis-url", default="", help="REDIS_URL of the Daphne started by --daphne")
+    parser.add_argument(
+        "--skip-collectstatic",
+        action="store_true",
+        help="--daphne without collecting the static files first (another crawl running beside did)",
+    )
+    parser.add_argument(
+        "--daphne-log", default="/tmp/admin_crawl_daphne.log", help="where the Daphne's output goes"
+    )
     args = parser.parse_args()
+    live_site.exit_on_sigterm()
     players = int(100_000 * args.scale)
     games = int(100_000 * args.scale)
     busy_tx = args.busy if args.busy is not None else int(100_000 * args.scale)
     url = os.environ["DATABASE_URL"]
+    live = args.daphne or bool(args.base_url)
+    if live:
+        # this process makes the staff accounts: with the site's settings, their passwords are
+        # hashed as the site checks them
+        os.environ.update(live_site.site_env(url, args.redis_url))
     if not args.skip_fill:
         recreate_database(url)
     import django
@@ -395,24 +493,52 @@ def main() -> None:
             cursor.execute("VACUUM ANALYZE")
         print(f"fill {filled - started:.1f} s, vacuum/analyze {time.perf_counter() - filled:.1f} s")
         print(", ".join(f"{k}: {v:,}" for k, v in counts.items()))
-    make_staff()
-    rows: list[tuple[str, str, str, float, int, int]] = []
-    for role in args.roles.split(","):
-        print(f"\n=== {role} ===", flush=True)
-        if args.retime:
-            rows += [(role, *r) for r in retime(role, args.retime, repeat=args.repeat)]
-            continue
-        rows += [(role, *r) for r in crawl(role, players=players, busy=busy, repeat=args.repeat)]
-    print(f"\n{len(rows)} URLs crawled (median of {args.repeat} loads each)")
+    make_staff(live=live)
+    with ExitStack() as stack:
+        if args.daphne:
+            env = live_site.site_env(url, args.redis_url)
+            log = Path(args.daphne_log)
+            server = stack.enter_context(live_site.daphne(env, log, collect=not args.skip_collectstatic))
+            base_url = server.base_url
+            print(f"through a Daphne at {base_url} (pid {server.pid}, log {args.daphne_log})")
+        elif args.base_url:
+            base_url = args.base_url
+            print(f"through the site at {base_url}")
+        if live:
+            print(
+                "queries: not counted (the site is another process); the test-client mode "
+                "(without --daphne) counts them; db: likewise"
+            )
+        else:
+            print("through Django's test client in this process (no socket); queries counted")
+        rows: list[tuple[str, str, str, float, int | None, int]] = []
+        for role in args.roles.split(","):
+            print(f"\n=== {role} ===", flush=True)
+            fetch: Fetch = DaphneFetch(base_url) if live else TestClientFetch()
+            if args.retime:
+                rows += [(role, *r) for r in retime(role, fetch, args.retime, repeat=args.repeat)]
+                continue
+            rows += [(role, *r) for r in crawl(role, fetch, players=players, busy=busy, repeat=args.repeat)]
+    print(f"\n{len(rows)} URLs crawled (median of {args.repeat} loads each); load average {load()}")
     print("\nslowest twenty:")
-    for role, what, link, ms, queries, status in sorted(rows, key=lambda r: -r[3])[:20]:
-        print(f"  {ms:>9.1f} ms {queries:>4} q {status}  {role}: {what}: {link}")
-    missed = [r for r in rows if r[3] >= TARGET_MS or r[4] >= TARGET_QUERIES or r[5] not in (200, 302)]
+    for row in sorted(rows, key=lambda r: -r[3])[:20]:
+        print(summary(*row))
+    missed = [r for r in rows if over(r[3], r[4], r[5])]
     print(f"\n{len(missed)} URLs over {TARGET_MS} ms, {TARGET_QUERIES} queries or not 200, by role:")
     for role in args.roles.split(","):
         print(f"  {role}: {sum(1 for r in missed if r[0] == role)}")
-    for role, what, link, ms, queries, status in missed:
-        print(f"  {ms:>9.1f} ms {queries:>4} q {status}  {role}: {what}: {link}")
+    for row in missed:
+        print(summary(*row))
+
+
+def summary(role: str, what: str, link: str, ms: float, queries: int | None, status: int) -> str:
+    q = "   -" if queries is None else f"{queries:>4}"
+    return f"  {ms:>9.1f} ms {q} q {status}  {role}: {what}: {link}"
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes): the figures are measured on a shared one."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":
