@@ -182,3 +182,24 @@ def test_big_lists_offer_only_the_sorts_an_index_serves() -> None:
     # a descending sort breaks ties by ascending id: one (kind, -id) index serves it read backwards
     _, sql = _load(client, reverse("admin:wallet_ledgertransaction_changelist") + "?o=-3")
     assert any('"kind" DESC, "wallet_ledgertransaction"."id" ASC' in q for q in sql)
+
+
+def test_the_suspensions_list_reads_who_lifted_each_after_the_page() -> None:
+    """Joined to the page's query, the "lifted by" column, empty on nearly every row, made
+    PostgreSQL hash every account before it sorted and cut the page (bench/admin_crawl.py): it is
+    read after the page, by the ids shown."""
+    from accounts.models import Suspension
+
+    clients = _clients()
+    boss = User.objects.get(username="administrator")
+    now = timezone.now()
+    for n in range(3):
+        shown = Suspension.objects.create(
+            user=User.objects.create_user(f"p{n}"), reason="r", starts_at=now, created_by=boss
+        )
+    Suspension.objects.filter(pk=shown.pk).update(lifted_at=now, lifted_by=User.objects.get(username="root"))
+    page, sql = _load(clients["Support agent"], reverse("admin:accounts_suspension_changelist"))
+    listed = [q for q in sql if 'FROM "accounts_suspension"' in q and "ORDER BY" in q]
+    assert listed and not any('"accounts_suspension"."lifted_by_id" =' in q for q in listed), listed
+    lifted = re.findall(r'class="field-lifted_by[^"]*">([^<]*)<', page)
+    assert len(lifted) == 3 and lifted.count("root") == 1, lifted
