@@ -19,6 +19,7 @@ socket process (the Daphne) grows by more than 50 MB.
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import os
 import re
@@ -37,6 +38,7 @@ import live_site  # noqa: E402
 
 SELECTED = re.compile(r'name="_selected_action" value="([^"]+)"')
 JOB_ROW = re.compile(r'<tr id="export-(\d+)" class="export-(\w+)">(.*?)</tr>', re.S)
+print = functools.partial(print, flush=True)  # noqa: A001  (a pipe to a file: each line as it comes)
 ROWS = re.compile(r"</progress> (\d+) of (\d+)")
 DOWNLOAD = re.compile(r'href="([^"]+)" class="export-download"')
 
@@ -120,7 +122,9 @@ def main() -> None:
         running = shown = None
         polls = 0
         while True:
-            _, page, _ = browser.request("GET", "/admin/exports/")
+            status, page, _ = browser.request("GET", "/admin/exports/")
+            if status != 200:
+                raise SystemExit(f"the exports page answered {status}: logged out?")
             polls += 1
             job = newest_job(page)
             now = time.perf_counter() - asked

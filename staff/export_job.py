@@ -47,6 +47,9 @@ logger = logging.getLogger(__name__)
 
 #: At most this long between two saves of an export's progress while it is written.
 PROGRESS_SECONDS = 0.5
+#: The first piece read by seek, at most: its first row is written (and shown) before a whole
+#: piece of ``EXPORT_CHUNK_ROWS`` is read.
+FIRST_PIECE_ROWS = 100
 
 
 def storage() -> Storage:
@@ -76,12 +79,13 @@ def pieces(queryset: QuerySet[Any], size: int) -> Iterator[Model]:
     if seek is None:
         yield from queryset.iterator(chunk_size=size)
         return
-    piece = queryset
+    piece, limit = queryset, min(size, FIRST_PIECE_ROWS)
     while True:
-        rows = list(piece[:size])
+        rows = list(piece[:limit])
         yield from rows
-        if len(rows) < size:
+        if len(rows) < limit:
             return
+        limit = size
         last = rows[-1]
         piece = queryset.filter(beyond(seek, {name: getattr(last, name) for name, _ in seek}, forward=True))
 

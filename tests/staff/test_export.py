@@ -441,3 +441,19 @@ def test_under_asgi_the_file_is_sent_a_block_at_a_time(
         response.close()
     finally:
         request_finished.connect(close_old_connections)
+
+
+def test_the_first_piece_is_small_so_that_the_first_row_comes_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _bulk_users(7)
+    monkeypatch.setattr(export_job, "FIRST_PIECE_ROWS", 2)
+    everyone = User.objects.order_by("-pk")
+    with CaptureQueriesContext(connection) as captured:
+        read = [u.pk for u in export_job.pieces(everyone, 3)]
+    assert read == [u.pk for u in everyone]
+    limits = [q["sql"].rsplit("LIMIT", 1)[1].strip() for q in captured.captured_queries]
+    assert limits == ["2", "3", "3"], limits  # 2 + 3 rows, then the last 2 of a piece of 3
