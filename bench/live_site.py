@@ -322,8 +322,8 @@ class Peak:
     def line(self) -> str:
         mb = 1024
         grew = (self.peak - self.before) / mb
-        kids = f" (its pool's child at most {self.child_peak / mb:.0f} MB)" if self.with_children else ""
+        kids = f" (its pool's child at most {self.child_peak / mb:.0f} MiB)" if self.with_children else ""
         return (
-            f"{self.name:<16} RSS before {self.before / mb:7.1f} MB, peak {self.peak / mb:7.1f} MB, "
-            f"after {self.after / mb:7.1f} MB: grew {grew:+.1f} MB at most{kids}"
+            f"{self.name:<16} RSS before {self.before / mb:7.1f} MiB, peak {self.peak / mb:7.1f} MiB, "
+            f"after {self.after / mb:7.1f} MiB: grew {grew:+.1f} MiB at most{kids}"
         )
