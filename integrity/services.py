@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cached_property
 from itertools import combinations
 from typing import Any
 
@@ -183,7 +184,10 @@ class SignIns:
                 seen_at[user_id].add(address)
         return cls(devices, {user: frozenset(found) for user, found in seen_at.items()})
 
+    @cached_property
     def accounts_by_address(self) -> dict[str, list[int]]:
+        """Each address's accounts, built once a scan: the shared-address flag and the
+        one-person rules both read it."""
         by_address: dict[str, list[int]] = defaultdict(list)
         for user_id, addresses in self.addresses.items():
             for address in addresses:
@@ -194,7 +198,7 @@ class SignIns:
         """Addresses with more than ``SHARED_MAX_ACCOUNTS`` accounts: a carrier's or a campus's
         shared address, which says nothing of who is behind an account."""
         return frozenset(
-            a for a, users in self.accounts_by_address().items() if len(users) > SHARED_MAX_ACCOUNTS
+            a for a, users in self.accounts_by_address.items() if len(users) > SHARED_MAX_ACCOUNTS
         )
 
 
@@ -261,7 +265,7 @@ def shared_addresses(signins: SignIns, played: Iterable[tuple[int, ...]]) -> dic
     an address with at most ``SHARED_MAX_ACCOUNTS`` accounts (they may never have met at a table),
     and every pair that played together, however crowded its address (a carrier's)."""
     out: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for address, users in signins.accounts_by_address().items():
+    for address, users in signins.accounts_by_address.items():
         if 1 < len(users) <= SHARED_MAX_ACCOUNTS:
             for a, b in combinations(sorted(users), 2):
                 out[_key(a, b)].append(address)
