@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from accounts.admin_base import ReadOnlyAdmin
+from core.admin_base import ReadOnlyAdmin
 from integrity import selectors, services
 from integrity.models import AccountLink, Flag, ScanRun, SignalRow, SignInEvent
 

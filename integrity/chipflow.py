@@ -14,7 +14,7 @@ with all its suspected sources at once:
    the excesses summed over the ring (a normal test on the sum): evidence too weak in each pair
    adds up across the ring;
 3. **chains**: an account that gains from one and loses to another, both edges unusual, is the
-   middle of a chain (chips passed on), tested by combining the two edges' odds, each first
+   middle of a chain (chips passed on): the chain's odds are its weaker edge's, each edge's first
    corrected for being the strongest of that account's edges.
 
 A finding names the hub (the gainer, or a chain's middle) first, then the others, with each edge's
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from integrity.rates import RateModel
@@ -36,8 +37,11 @@ if TYPE_CHECKING:
 #: A ring member: at least this share of its games played with the gainer, and paid games with it.
 RING_SHARE = 0.25
 RING_MIN_PAID = 3
-#: A member a flagged ring names (and links): its own excess at least this many deviations.
+#: A member a flagged ring names (and links): its own excess at least this many deviations, and
+#: at odds of at most ``NAMED_P`` shared among the ring's members (a ring read with more accounts
+#: asks more of each: one of many honest opponents of a real gainer passes 2 deviations by chance).
 NAMED_Z = 2.0
+NAMED_P = 0.05
 #: A chain's edges: each at odds of at most this before the two are combined.
 CHAIN_EDGE_P = 0.01
 RINGS_LISTED = 8
@@ -164,6 +168,11 @@ def _games(listed: list[Any], limit: int) -> list[Any]:
     return list(seen)[:limit]
 
 
+def named_z(members: int) -> float:
+    """The deviations a member's own excess needs for a ring of ``members`` to name it."""
+    return max(NAMED_Z, NormalDist().inv_cdf(1 - NAMED_P / max(members, 1)))
+
+
 def rings(
     s: Digests, t: Thresholds, model: RateModel, games_listed: int
 ) -> list[tuple[tuple[str, ...], dict[str, Any], list[Any], bool, float]]:
@@ -190,9 +199,9 @@ def rings(
         flagged = paid >= t.dump_min_games and fees >= t.dump_min_fees and p <= t.ring_alpha
         ring.sort(key=lambda e: -e.fees)
         # the ring is tested whole (chosen by where they sit); it names, and links, only the
-        # members whose own excess points the ring's way: an honest newcomer who happened to sit
-        # with the gainer is read in the test but not accused by it
-        named = [e for e in ring if judged[e.loser].z() >= NAMED_Z]
+        # members whose own excess points the ring's way (``named_z``): an honest newcomer who
+        # happened to sit with the gainer is read in the test but not accused by it
+        named = [e for e in ring if judged[e.loser].z() >= named_z(len(ring))]
         flagged = flagged and len(named) >= 1
         figures = {
             "shape": "ring",
@@ -233,7 +242,7 @@ def chains(
                     strong_in[gainer] = (e, x, p)
                 if e.loser not in strong_out or p < strong_out[e.loser][2]:
                     strong_out[e.loser] = (e, x, p)
-    out = []
+    out: list[tuple[tuple[str, ...], dict[str, Any], list[Any], bool, float]] = []
     for middle in strong_in.keys() & strong_out.keys():
         (e1, x1, p1), (e2, x2, p2) = strong_in[middle], strong_out[middle]
         if e1.loser == e2.gainer:
@@ -241,8 +250,9 @@ def chains(
         # each edge was the strongest of the middle's: its odds times the edges it was chosen from
         p1 = min(1.0, 2 * p1 * len(into[middle]))
         p2 = min(1.0, 2 * p2 * degree_out[middle])
-        q = p1 * p2
-        p = min(1.0, q * (1 - math.log(q))) if q > 0 else 0.0  # Fisher's method for two odds
+        # a chain is both edges at once: the weaker edge's odds are the chain's (an overwhelming
+        # edge must not carry a chance one onto an honest player beyond it)
+        p = max(p1, p2)
         fees = e1.fees + e2.fees
         paid = e1.pair.paid + e2.pair.paid
         flagged = paid >= t.dump_min_games and fees >= t.dump_min_fees and p <= t.ring_alpha

@@ -24,8 +24,8 @@ from typing import Any, overload
 
 from integrity import chipflow
 from integrity.digest import WAYS, chip_flows
-from integrity.rates import RateModel
-from integrity.stats import log5, log5_sf, negbinom_sf, normal_sf, shrunk
+from integrity.rates import FIT_MIN_CHANCES, RateModel
+from integrity.stats import fisher, log5, log5_sf, negbinom_sf, normal_sf, shrunk
 
 CHIP_DUMPING = "chip_dumping"
 SOFT_PLAY = "soft_play"
@@ -39,6 +39,8 @@ GROUP_SIGNALS = (*PAIR_SIGNALS, CHIP_RING)
 
 #: How many games a finding lists (the first ones the page links to).
 GAMES_LISTED = 50
+#: The least weight (in chances) of the prior on how often a thrower's taken discards cost them.
+COSTLY_MIN_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,8 @@ class _Pair:
 
     __slots__ = (
         "_ga", "_gb", "n", "paid", "flow", "flow_fees", "a_ahead", "b_ahead", "c0", "c1", "c2", "c3",
-        "deals", "d0", "d1", "f0", "f1", "f2", "f3", "k0", "k1", "h0", "h1", "w0", "w1", "other_ways",
+        "deals", "d0", "d1", "f0", "f1", "f2", "f3", "g0", "g1", "g2", "g3", "k0", "k1", "h0", "h1",
+        "w0", "w1", "other_ways",
         "won0", "won1", "seats_gave", "t0", "t1", "t2", "t3",
     )  # fmt: skip
 
@@ -164,6 +167,7 @@ class _Pair:
         self.deals = 0
         self.d0 = self.d1 = 0
         self.f0 = self.f1 = self.f2 = self.f3 = 0
+        self.g0 = self.g1 = self.g2 = self.g3 = 0  # costly discards taken (integrity.digest)
         self.k0 = self.k1 = 0  # conceded, every way
         self.h0 = self.h1 = 0  # chances to concede
         self.w0 = self.w1 = 0  # conceded by a drop
@@ -195,6 +199,11 @@ class _Pair:
     def feeds(self) -> list[int]:
         """[b took a's discard, chances of it, a took b's discard, chances of it]."""
         return [self.f0, self.f1, self.f2, self.f3]
+
+    @property
+    def costly(self) -> list[int]:
+        """[of a's discards b took: the costly ones, those of known cost; the same of b's a took]."""
+        return [self.g0, self.g1, self.g2, self.g3]
 
     @property
     def conceded(self) -> list[int]:
@@ -247,13 +256,16 @@ class Digests:
         self.conceded: dict[str, int] = defaultdict(int)
         self.chances: dict[str, int] = defaultdict(int)
         self.takes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        #: of each one's discards another player took: the costly ones, those of known cost
+        self.given: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         self.cmp: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # ahead, behind (paid games)
         self.won: dict[str, float] = defaultdict(float)
         self.expected: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # mean, variance
         self.games: dict[str, list[Any]] = defaultdict(list)
         #: per player, for how much per-game counts spread (``RateModel.fit``): the sum over games
-        #: of count squared over chances, and the games with a chance, for conceding and for takes
-        self.spread: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0.0, 0])
+        #: of count squared over chances, and the games with a chance, for conceding, for takes and
+        #: for costly discards taken
+        self.spread: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0.0, 0, 0.0, 0])
         self.count = 0  # digests read
         for ref, d in games:
             self._add(ref, d)
@@ -291,6 +303,7 @@ class Digests:
         # only: read as the concessions of its deals until the scan digests the game again
         old = "chances" not in d
         deals, drops, takes, won = d["deals"], d["drops"], d["takes"], d["won"]
+        given = d.get("given") or {}
         share = 1 / seats
         for p in people:
             self.deals[p] += deals.get(p, 0)
@@ -312,6 +325,13 @@ class Digests:
             if t[1]:
                 spread[2] += t[0] * t[0] / t[1]
                 spread[3] += 1
+            g = given.get(p)
+            if g and g[1]:
+                gave = self.given[p]
+                gave[0] += g[0]
+                gave[1] += g[1]
+                spread[4] += g[0] * g[0] / g[1]
+                spread[5] += 1
             self.won[p] += won.get(p, 0.0)
             e = self.expected[p]
             e[0] += share
@@ -339,6 +359,12 @@ class Digests:
                 pair.f1 += f1
                 pair.f2 += f2
                 pair.f3 += f3
+                if "costly" in raw:
+                    g0, g1, g2, g3 = raw["costly"]
+                    pair.g0 += g0
+                    pair.g1 += g1
+                    pair.g2 += g2
+                    pair.g3 += g3
                 if "chances" in raw:
                     for way, (x, y) in raw["conceded"].items():
                         if not (x or y):
@@ -479,6 +505,31 @@ def taking_model(s: Digests) -> RateModel:
     return RateModel.fit(s.takes, s.spread, squares=2, games=3)
 
 
+def costly_model(s: Digests) -> RateModel:
+    """How often the discards others take cost the thrower's hand, in this window.
+
+    Players differ in this far more than in other rates, and not around a middle: a careful
+    player's discards cost nothing, a hopeful one keeps cards for melds and throws others half the
+    time. The fitted prior (a robust spread around the median player) would read that as players
+    not differing at all, and judge a thrower with a short record apart as if their discards never
+    cost them. The prior here is the pooled rate with the plain spread of the players' rates
+    (colluders, far out, widen it: the safe way), the dispersion as fitted."""
+    fitted = RateModel.fit(s.given, s.spread, squares=4, games=5)
+    # exact sums (math.fsum): the same window gives the same model whatever order it came in
+    rows = [(x, n) for x, n in s.given.values() if n > 0]
+    total = math.fsum(n for _, n in rows)
+    if not total:
+        return fitted
+    pooled = min(max(math.fsum(x for x, _ in rows) / total, 1e-4), 1 - 1e-4)
+    rates = [x / n for x, n in rows if n >= FIT_MIN_CHANCES]
+    if len(rates) < 2:
+        return RateModel(pooled, COSTLY_MIN_WEIGHT, fitted.dispersion)
+    mean = math.fsum(rates) / len(rates)
+    var = math.fsum((r - mean) ** 2 for r in rates) / (len(rates) - 1)
+    weight = pooled * (1 - pooled) / var - 1 if var > 0 else fitted.weight
+    return RateModel(pooled, max(min(weight, fitted.weight), COSTLY_MIN_WEIGHT), fitted.dispersion)
+
+
 def _conceding(s: Digests, pair: _Pair, i: int, me: str, model: RateModel) -> _Conceding:
     """How often ``me`` (the pair's member ``i``) conceded with the partner in the deal or game, by
     any way (a drop, a wrong show, the clock, leaving, a refused split), against their own record
@@ -532,43 +583,54 @@ def soft_play(s: Digests, t: Thresholds) -> list[Finding]:
 
 def feeding(s: Digests, t: Thresholds) -> list[Finding]:
     """A player whose discards one partner takes from the open pile far more often than that
-    partner takes anyone else's discards (or than the population does)."""
-    model = taking_model(s)
+    partner takes anyone else's discards (or than the population does), the odds weighed with
+    what the discards taken cost the thrower's own hand against what the discards others take
+    from them cost (``integrity.discard_cost``): a feeder throws what the partner needs, not what
+    their own hand needs least."""
+    taking = taking_model(s)
+    giving = costly_model(s)
     out = []
     for key, pair in s.pairs.items():
         a, b = key.split("|")
         best: Finding | None = None
-        for giver, taker, k, n in (
-            (a, b, pair.feeds[0], pair.feeds[1]),
-            (b, a, pair.feeds[2], pair.feeds[3]),
+        for giver, taker, k, n, c, m in (
+            (a, b, pair.feeds[0], pair.feeds[1], pair.costly[0], pair.costly[1]),
+            (b, a, pair.feeds[2], pair.feeds[3], pair.costly[2], pair.costly[3]),
         ):
             if n == 0:
                 continue
-            judged = model.judge(k, n, s.takes[taker][0] - k, s.takes[taker][1] - n)
-            usual, p = judged.usual, judged.p
+            judged = taking.judge(k, n, s.takes[taker][0] - k, s.takes[taker][1] - n)
+            usual, p_take = judged.usual, judged.p
+            gave = s.given[giver]
+            cost = giving.judge(c, m, gave[0] - c, gave[1] - m) if m else None
+            p = fisher(p_take, cost.p) if cost is not None else p_take
             rate = k / n
+            # the floor on the take rate's excess, when one is set: a feeder may hand over what the
+            # partner would have taken anyway, which only the cost of the discards shows
             flagged = (
                 len(pair.games) >= t.min_games
                 and n >= t.feed_min_chances
-                and rate >= usual + t.feed_min_excess
+                and (t.feed_min_excess <= 0 or rate >= usual + t.feed_min_excess)
                 and p <= t.feed_alpha
             )
-            f = Finding(
-                FEEDING,
-                (giver, taker),
-                {
-                    "games": len(pair.games),
-                    "chances": n,
-                    "taken": k,
-                    "rate": round(rate, 3),
-                    "taker_usual_rate": round(usual, 3),
-                    "population_rate": round(model.typical, 3),
-                    "p_value": p,
-                },
-                pair.games[:GAMES_LISTED],
-                flagged,
-                _strength(p),
-            )
+            figures: dict[str, Any] = {
+                "games": len(pair.games),
+                "chances": n,
+                "taken": k,
+                "rate": round(rate, 3),
+                "taker_usual_rate": round(usual, 3),
+                "population_rate": round(taking.typical, 3),
+                "p_take": p_take,
+            }
+            if cost is not None:
+                figures |= {
+                    "taken_costly": c,
+                    "taken_known": m,
+                    "giver_usual_costly": round(cost.usual, 3),
+                    "p_cost": cost.p,
+                }
+            figures["p_value"] = p
+            f = Finding(FEEDING, (giver, taker), figures, pair.games[:GAMES_LISTED], flagged, _strength(p))
             if best is None or (f.flagged, f.score) > (best.flagged, best.score):
                 best = f
         if best is not None:

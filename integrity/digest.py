@@ -20,13 +20,18 @@ A digest counts, for each person at the table (bots are left out, ``None``):
   (the game they forfeit); ``conceded`` summed is never more than ``chances``;
 - ``takes``: [open-pile takes of the card another player just discarded, such chances]; a chance
   is the first draw after a discard that was not the server's (a missed turn's);
+- ``given``: [costly discards another player took, discards another player took whose cost is
+  known]: what the discard cost the thrower's own hand, read from the deal's replay once its seed
+  is revealed (``integrity.discard_cost``);
 
 and for each pair at the table (key ``"a|b"``, a < b):
 
 - ``deals``: deals both were dealt in; ``drops``: [a's drops in them, b's drops in them];
 - ``conceded``: ``{way: [a's, b's]}`` while the other was in the deal (or in the game, for a split
   offer to both or a leave between deals); ``chances``: [a's, b's] counted the same way;
-- ``feeds``: [b took a's discard, chances of it, a took b's discard, chances of it].
+- ``feeds``: [b took a's discard, chances of it, a took b's discard, chances of it];
+- ``costly``: [of a's discards b took, the costly ones, those of known cost; the same of b's
+  discards a took].
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-VERSION = 2
+from integrity.discard_cost import COSTLY_POINTS, discard_costs
+
+VERSION = 3
 #: Drop reasons that are a player's own choice at the table.
 CHOSEN_DROPS = frozenset({"drop", "auto_drop"})
 #: The ways of conceding the digest counts (docs/integrity.md, "every way of losing on purpose").
@@ -77,6 +84,7 @@ def digest(
     ``events``: the game's events as sent (``{"type": ..., ...}``), in order; ``players``: who sat
     in each engine seat (``None``: a bot); ``fees``: what each seat paid in all, in paise.
     """
+    events = list(events)
     people = [p for p in players if p is not None]
     deals = dict.fromkeys(people, 0)
     drops = dict.fromkeys(people, 0)
@@ -89,6 +97,7 @@ def digest(
             "deals": 0,
             "drops": [0, 0],
             "feeds": [0, 0, 0, 0],
+            "costly": [0, 0, 0, 0],
             "conceded": {w: [0, 0] for w in WAYS},
             "chances": [0, 0],
         }
@@ -98,7 +107,8 @@ def digest(
     missed: set[str] = set()  # who had a turn played for them by the server in it
     live = set(people)  # in the game: not eliminated, not gone
     offered: list[str] = []
-    last_discard: tuple[str | None, str] | None = None
+    last_discard: tuple[str | None, str, int] | None = None
+    taken: list[tuple[int, str, str]] = []  # (the discard's index, giver, taker)
     over: dict[str, Any] | None = None
 
     def who(seat: Any) -> str | None:
@@ -129,7 +139,7 @@ def digest(
         out_by.clear()
         missed.clear()
 
-    for e in events:
+    for i, e in enumerate(events):
         kind = e.get("type")
         if kind == "deal_started":
             close_deal()
@@ -189,10 +199,10 @@ def digest(
                 concede(p, "split_refused", offered)
             offered = []
         elif kind == "discard":
-            last_discard = None if e.get("auto") else (who(e.get("seat")), str(e.get("card")))
+            last_discard = None if e.get("auto") else (who(e.get("seat")), str(e.get("card")), i)
         elif kind == "draw":
             if last_discard is not None:
-                giver, card = last_discard
+                giver, card, at = last_discard
                 taker = who(e.get("seat"))
                 took = e.get("source") == "open" and e.get("card") == card
                 if taker is not None and taker != giver:
@@ -204,6 +214,8 @@ def digest(
                         base = 0 if first else 2  # giver first: slots 0-1 count the second taking
                         feeds[base] += int(took)
                         feeds[base + 1] += 1
+                        if took:
+                            taken.append((at, giver, taker))
             last_discard = None
         elif kind == "deal_over":
             last_discard = None
@@ -215,6 +227,18 @@ def digest(
             over = e
     if over is None:
         return None
+    given = {p: [0, 0] for p in people}
+    costs = discard_costs(events, (at for at, _, _ in taken))
+    for at, giver, taker in taken:
+        if at in costs:
+            costly = int(costs[at] >= COSTLY_POINTS)
+            given[giver][0] += costly
+            given[giver][1] += 1
+            key, first = pair_key(giver, taker)
+            counts = pairs[key]["costly"]
+            base = 0 if first else 2
+            counts[base] += costly
+            counts[base + 1] += 1
     payouts = {str(k): int(v) for k, v in (over.get("payouts") or {}).items()}
     net = {p: 0 for p in people}
     for seat, p in enumerate(players):
@@ -238,6 +262,7 @@ def digest(
         "deals": deals,
         "drops": drops,
         "takes": takes,
+        "given": given,
         "conceded": conceded,
         "chances": chances,
         "pairs": pairs,

@@ -121,6 +121,8 @@ def draw_population(
         shape = rng.choices(list(SHAPES), weights=list(SHAPES.values()))[0]
         intensity = round(rng.uniform(0.10, 1.00), 2)
         name = f"c{i:02d}"
+        members: tuple[str, ...]
+        edges: tuple[tuple[str, str], ...]
         if shape == "chain":
             members = (f"{name}a", f"{name}b", f"{name}c")
             edges = ((members[0], members[1]), (members[1], members[2]))
@@ -206,9 +208,9 @@ def schedule(
             _fill(rng, pop, seated, size, set())
         rng.shuffle(seated)
         tables.append(seated)
-        for g in {pop.group_of[p].name for p in seated if p in pop.group_of}:
-            if sum(1 for p in seated if p in pop.group_of and pop.group_of[p].name == g) >= 2:
-                counts[g] += 1
+        for met in {pop.group_of[p].name for p in seated if p in pop.group_of}:
+            if sum(1 for p in seated if p in pop.group_of and pop.group_of[p].name == met) >= 2:
+                counts[met] += 1
     return tables
 
 

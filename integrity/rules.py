@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from integrity.chipflow import NAMED_P, NAMED_Z
 from integrity.detect import STRENGTH_PRIOR_WINS, Thresholds
+from integrity.discard_cost import COSTLY_POINTS
 from integrity.multiaccount import Rules
 
 #: How soft play and feeding weigh a count (``integrity.rates``), for the rule texts.
@@ -58,9 +60,14 @@ def rule_texts(
         "feeding": (
             "Feeding (the partner takes the very card discarded)",
             f"For each pair: how often a player took from the open pile the very card the other had just "
-            f"discarded, against how often that player takes anyone else's discard. {JUDGED} Flagged when "
-            f"they played at least {t.min_games} games together with at least {t.feed_min_chances} "
-            f"chances and the odds are at most {t.alpha:g}{_floor(t.feed_min_excess)}.",
+            f"discarded, against how often that player takes anyone else's discard; and, of the discards "
+            f"taken, how many cost the thrower's own hand (left it at least {COSTLY_POINTS} point"
+            f"{'s' if COSTLY_POINTS != 1 else ''} worse than their best discard, read from the deal's "
+            f"replay once its seed is revealed), against how many of the thrower's discards that others "
+            f"took did. {JUDGED} The two tests' odds are combined (Fisher's method). Flagged when they "
+            f"played at least {t.min_games} games together with at least {t.feed_min_chances} chances, "
+            f"the partner took at least at their usual rate, and the odds are at most "
+            f"{t.feed_alpha:g}{_floor(t.feed_min_excess)}.",
         ),
         "team_play": (
             "Team play (winning together against the rest of the table)",
@@ -81,11 +88,14 @@ def rule_texts(
             f"gainer and played at least a quarter of their games with it (who sits with whom, not who "
             f"lost, picks them); the gainer's strength is read from its games without any of them, and "
             f"each one's excess (finishing behind the gainer, conceding with it in the deal) is summed "
-            f"over the ring, so evidence too weak in each pair adds up. A chain: an account that gains "
-            f"from one and loses to another, both edges unusual. Flagged when the ring or chain played "
-            f"at least {t.dump_min_games} paid games, at least {t.dump_min_fees:g} entry fees moved, and "
-            f"the odds are at most {t.ring_alpha:g}; its members are linked to the gainer (or to their "
-            f"neighbours in a chain), so they cannot meet again until staff clear it.",
+            f"over the ring, so evidence too weak in each pair adds up; a flagged ring names only the "
+            f"members whose own excess is at least {NAMED_Z:g} deviations and at odds of at most "
+            f"{NAMED_P:g} shared among the ring's accounts. A chain: an account that gains from one and "
+            f"loses to another, both edges unusual (the chain's odds are its weaker edge's). Flagged "
+            f"when the ring or chain played at least {t.dump_min_games} paid games, at least "
+            f"{t.dump_min_fees:g} entry fees moved, and the odds are at most {t.ring_alpha:g}; its named "
+            f"members are linked to the gainer (or to their neighbours in a chain), so they cannot meet "
+            f"again until staff clear it.",
         ),
         "win_rate": (
             "Unusually high win rates",

@@ -193,7 +193,7 @@ def player_sections(user: User) -> list[dict[str, Any]]:
         other = row.user_b if row.user_a_id == user.pk else row.user_a
         if row.active:
             value = f"kept apart: {row.get_source_display().lower()}, since {row.created_at:%Y-%m-%d}"
-            if row.created_by_id:
+            if row.created_by is not None:
                 value += f" (by {row.created_by.username}: {row.reason})"
         else:
             value = (

@@ -96,6 +96,7 @@ def digest_game(game: PoolGame) -> dict[str, Any] | None:
         for s in Seat.objects.filter(game=game, engine_seat__isnull=False).only(
             "engine_seat", "user_id", "is_bot"
         )
+        if s.engine_seat is not None
     }
     state_players = (game.state or {}).get("players") or []
     n = max(len(state_players), max(seats, default=-1) + 1)

@@ -105,3 +105,11 @@ def negbinom_sf(k: int, mean: float, shape: float) -> float:
         for x in range(k)
     )
     return min(1.0, max(0.0, 1.0 - below))
+
+
+def fisher(p1: float, p2: float) -> float:
+    """Two independent tests' odds as one (Fisher's method): the chance that honest play makes the
+    product of the two odds this small. Two sound tests combined stay sound, and evidence that
+    each shows a little of adds up."""
+    q = max(p1 * p2, 1e-300)
+    return min(1.0, q * (1.0 - math.log(q)))

@@ -114,3 +114,31 @@ def test_a_flagged_ring_is_queued_under_its_gainer_and_each_member_is_linked(mon
     assert row.user_a == gainer and row.figures["member_names"] == ["mule1", "mule2"]
     scan_services.scan()  # kept true under the hub, not raised again
     assert Flag.objects.count() == 1 and Flag.objects.get().open
+
+
+def _edge(loser: str, gainer: str, paid: int, fees: float) -> Any:
+    from integrity.chipflow import Edge
+    from integrity.detect import _Pair
+
+    pair = _Pair()
+    pair.paid = pair.n = paid
+    return Edge(loser, gainer, pair, 0, fees, fees * FEE)
+
+
+@pytest.mark.parametrize(("z_beyond", "flagged"), [(2.4, False), (7.0, True)])
+def test_a_chain_is_as_strong_as_its_weaker_edge(monkeypatch, z_beyond: float, flagged: bool) -> None:
+    """A heavy dumper's gainer who happened to lose a little to an honest player beyond it: the
+    first edge overwhelming, the second a chance one (odds about 1e-2) is no chain; both strong is."""
+    from integrity import chipflow
+
+    into = {"B": [_edge("A", "B", 40, 30.0)], "C": [_edge("B", "C", 4, 1.2)]}
+    z = {("A", "B"): 12.0, ("B", "C"): z_beyond}
+    monkeypatch.setattr(chipflow, "edges", lambda s: into)
+    monkeypatch.setattr(
+        chipflow,
+        "judge",
+        lambda s, e, model, t, without: chipflow.Excess(0.5, 0.5 + z[(e.loser, e.gainer)], 1.0, 0, 0),
+    )
+    (found,) = chipflow.chains(detect.Digests([]), detect.Thresholds(), None, 10)  # type: ignore[arg-type]
+    users, figures, _, is_flagged, p = found
+    assert users == ("B", "A", "C") and is_flagged is flagged, (p, figures)

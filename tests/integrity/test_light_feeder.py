@@ -67,3 +67,13 @@ def test_an_honest_pair_as_often_heads_up_is_not_flagged():
     found = detect.run_all(_games(80, Role("smart", 0.18)))
     named = {frozenset(f.users) for sig in detect.GROUP_SIGNALS for f in found[sig] if f.flagged}
     assert frozenset({"f", "g"}) not in named, named
+
+
+def test_what_the_taken_discards_cost_the_feeder_finds_it_before_the_take_rate_does(light):
+    """At 30 games together the partner's take rate alone is within honest odds; the discards it
+    took cost the feeder's own hand far more often than those others took from it."""
+    found = _feeding(detect.run_all(_games(30, light)))
+    t = detect.Thresholds()
+    assert found.figures["p_take"] > t.feed_alpha, found.figures
+    assert found.figures["taken_costly"] > found.figures["taken_known"] * found.figures["giver_usual_costly"]
+    assert found.flagged and found.figures["p_value"] <= t.feed_alpha, found.figures

@@ -26,6 +26,7 @@ from tables import services, timers
 from tables.clock import OffsetClock
 from tables.models import GameEvent, PoolGame, Seat, Table
 from tests.sockets import Message, of_type, open_table, until
+from tests.tables.games import game_in_rejoin_window
 from wallet.selectors import wallet_balance
 
 from .conftest import player
@@ -207,9 +208,7 @@ def test_a_link_that_raced_a_join_is_caught_when_the_countdown_ends(table, clock
 async def test_a_rejoin_beside_a_linked_account_is_refused(investigator):
     """The rejoin button on the eliminated player's table page sends the action over their socket:
     refused in words that name nobody, no fee taken, the game unchanged."""
-    from tests.tables.test_money_follows_events import _game_in_rejoin_window
-
-    game, (rejoiner, still_in, _) = await sync_to_async(_game_in_rejoin_window)()
+    game, (rejoiner, still_in, _) = await sync_to_async(game_in_rejoin_window)()
     answer = await sync_to_async(staff_link)(
         investigator, rejoiner, still_in, reason="one person, two accounts: ID checked"
     )

@@ -17,7 +17,7 @@ from staff.models import StaffAction
 from tables import clock as table_clock
 from tables import drivers, notify, services
 from tables.clock import OffsetClock
-from tables.models import Deal
+from tables.models import Deal, GameEvent
 from wallet.selectors import chip_balances
 
 from .conftest import player
@@ -58,6 +58,11 @@ def test_the_scan_digests_real_games_and_lists_the_pair(table, monkeypatch):
     data = GameDigest.objects.first().data
     assert set(data["players"]) == {str(asha.pk), str(ravi.pk)}
     assert sum(data["net"].values()) < 0  # the rake
+    # the log keeps each deal's revealed seed: the digest rebuilds the hands from it to weigh
+    # the discards taken (integrity.discard_cost)
+    overs = GameEvent.objects.filter(type="deal_over")
+    assert overs.exists() and all(e.data.get("server_seed") for e in overs)
+    assert all("given" in d.data for d in GameDigest.objects.all())
     row = SignalRow.objects.get(signal="chip_dumping")
     assert {row.user_a_id, row.user_b_id} == {asha.pk, ravi.pk} and len(row.games) == 2
     assert scan_services.scan().games_digested == 0  # each game is digested once

@@ -52,6 +52,9 @@ def _templates() -> list[tuple[dict[str, Any], dict[str, str]]]:
 def _swap(raw: dict[str, Any]) -> dict[str, Any]:
     f = raw["feeds"]
     out = {"deals": raw["deals"], "drops": raw["drops"][::-1], "feeds": [f[2], f[3], f[0], f[1]]}
+    if "costly" in raw:
+        g = raw["costly"]
+        out["costly"] = [g[2], g[3], g[0], g[1]]
     if "chances" in raw:
         out["conceded"] = {w: c[::-1] for w, c in raw["conceded"].items()}
         out["chances"] = raw["chances"][::-1]
@@ -74,12 +77,13 @@ def _recycle(t: dict[str, Any], to: dict[str, str], fee: int, old: bool) -> dict
         "takes": {to[p]: list(v) for p, v in t["takes"].items()},
     }
     if not old:
+        d["given"] = {to[p]: list(v) for p, v in t["given"].items()}
         d["conceded"] = {to[p]: dict(v) for p, v in t["conceded"].items()}
         d["chances"] = {to[p]: v for p, v in t["chances"].items()}
     pairs = {}
     for key, raw in t["pairs"].items():
         if old:
-            raw = {k: v for k, v in raw.items() if k not in ("conceded", "chances")}
+            raw = {k: v for k, v in raw.items() if k not in ("conceded", "chances", "costly")}
         a, b = (to[p] for p in key.split("|"))
         pairs[f"{a}|{b}" if a < b else f"{b}|{a}"] = dict(raw) if a < b else _swap(raw)
     d["pairs"] = pairs
@@ -120,6 +124,7 @@ class _PlainPair:
     deals: int = 0
     drops: list[int] = field(default_factory=lambda: [0, 0])
     feeds: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    costly: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     conceded: list[int] = field(default_factory=lambda: [0, 0])
     chances: list[int] = field(default_factory=lambda: [0, 0])
     ways: dict[str, list[int]] = field(default_factory=dict)
@@ -155,6 +160,12 @@ def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> detect.Digests:
             if t[1]:
                 s.spread[p][2] += t[0] * t[0] / t[1]
                 s.spread[p][3] += 1
+            g = d.get("given", {}).get(p, [0, 0])
+            s.given[p][0] += g[0]
+            s.given[p][1] += g[1]
+            if g[1]:
+                s.spread[p][4] += g[0] * g[0] / g[1]
+                s.spread[p][5] += 1
             s.won[p] += d["won"].get(p, 0.0)
             s.expected[p][0] += 1 / seats
             s.expected[p][1] += (1 / seats) * (1 - 1 / seats)
@@ -172,6 +183,7 @@ def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> detect.Digests:
                     pair.drops[i] += raw["drops"][i]
                 for i in range(4):
                     pair.feeds[i] += raw["feeds"][i]
+                    pair.costly[i] += raw.get("costly", [0, 0, 0, 0])[i]
                 counts = raw["conceded"] if "chances" in raw else {"drop": raw["drops"]}
                 chances = raw["chances"] if "chances" in raw else [raw["deals"], raw["deals"]]
                 for way, c in counts.items():
