@@ -36,13 +36,6 @@ export function cardName(code) {
   return c.joker ? "Joker" : c.face + (SUITS[c.suit] || c.suit);
 }
 
-/** "Jack of hearts": for titles and screen readers. @param {CardCode} code */
-export function cardLongName(code) {
-  const c = parseCard(code);
-  if (c.joker) return "Printed joker";
-  return (RANK_NAMES[c.face] || c.face) + " of " + (SUIT_NAMES[c.suit] || c.suit);
-}
-
 const RANK_WORDS = ["", "ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king"];
 /** @type {Record<string, string>} */
 const SUIT_SPOKEN = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
@@ -114,27 +107,39 @@ export function groupByRank(cards) {
 }
 
 /**
- * The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker. `spoken`: its
- * name in words as its accessible name, the content a screen reader reads (the pictures hidden
- * from it), so that the name is the element's own text (WCAG 2.5.3, label in name).
+ * A card in words, as every card on the page is named: "seven of hearts", "seven of hearts, wild
+ * joker" when `wild` marks it as this deal's joker, "printed joker".
+ * @param {CardCode} code @param {boolean} [wild]
+ */
+export function cardWords(code, wild) {
+  const c = parseCard(code);
+  return spokenCard(code) + (wild && !c.joker ? ", wild joker" : "");
+}
+
+/**
+ * The picture of a card (a Preact/htm vnode). `wild`: mark it as this deal's joker. Its name in
+ * words (`spoken`, else `cardWords`) is the card's own text, the one thing a screen reader reads
+ * of it: the pictures (rank, suits, the wild mark "J") are hidden from it, so that a card is never
+ * heard as glyphs, and the name is the element's own text (WCAG 2.5.3, label in name). No `title`
+ * on the card: it would be read after the name as its description.
  * @param {{code: CardCode, small?: boolean, tiny?: boolean, wild?: boolean, cls?: string, attrs?: Record<string, unknown>, spoken?: string}} props
  */
 export function Card({ code, small, tiny, wild, cls, attrs, spoken }) {
   const c = parseCard(code);
   const size = tiny ? " tiny" : small ? " small" : "";
   const extra = cls ? " " + cls : "";
-  const words = spoken ? html`<span class="sr-only">${spoken}</span>` : null;
-  const pic = spoken ? { "aria-hidden": "true" } : {};
+  const words = html`<span class="sr-only">${spoken || cardWords(code, wild)}</span>`;
+  const pic = { "aria-hidden": "true" };
   if (c.joker) {
-    return html`<div class=${"card printed-joker" + size + extra} data-code=${code} title="Printed joker" ...${attrs || {}}>
+    return html`<div class=${"card printed-joker" + size + extra} data-code=${code} ...${attrs || {}}>
       ${words}<span class="pj-star" ...${pic}>★</span><span class="pj-text" ...${pic}>JOKER</span></div>`;
   }
   const s = SUITS[c.suit] || "?";
   return html`<div class=${"card " + (isRed(code) ? "red" : "black") + (wild ? " wild" : "") + size + extra}
-      data-code=${code} title=${cardLongName(code) + (wild ? " (joker this deal)" : "")} ...${attrs || {}}>
+      data-code=${code} ...${attrs || {}}>
     ${words}<span class="idx" ...${pic}><span class="r">${c.face}</span><span class="s">${s}</span></span>
     <span class="pip" ...${pic}>${s}</span>
-    ${wild ? html`<span class="wild-mark" ...${pic}>J</span>` : null}
+    ${wild ? html`<span class="wild-mark" title="Joker this deal" ...${pic}>J</span>` : null}
   </div>`;
 }
 
@@ -144,11 +149,19 @@ export function CardBack({ cls, attrs }) {
 }
 
 /**
- * A row of small cards, e.g. a shown group in a result sheet.
- * @param {{cards: CardCode[], wildRank: number | null | undefined, small?: boolean}} props
+ * A row of small cards, e.g. a shown group in a result sheet: read as one line of words ("jack of
+ * clubs; queen of clubs; eight of hearts, wild joker"), each card's picture hidden from a screen
+ * reader.
+ * @param {{cards: CardCode[], wildRank: number | null | undefined, small?: boolean, tiny?: boolean, cls?: string}} props
  */
-export function CardRow({ cards, wildRank, small = true }) {
-  return html`<div class="cards-row">${cards.map(
-    (c, i) => html`<${Card} key=${c + i} code=${c} small=${small} wild=${hasWildRank(c, wildRank)} />`,
-  )}</div>`;
+export function CardRow({ cards, wildRank, small = true, tiny = false, cls = "cards-row" }) {
+  const hidden = { "aria-hidden": "true" };
+  return html`<span class=${cls}><span class="sr-only">${rowWords(cards, wildRank)}</span>${cards.map(
+    (c, i) => html`<${Card} key=${c + i} code=${c} small=${small && !tiny} tiny=${tiny} wild=${hasWildRank(c, wildRank)} attrs=${hidden} />`,
+  )}</span>`;
+}
+
+/** Cards in words, one after another: "jack of clubs; queen of clubs.". @param {CardCode[]} cards @param {number | null | undefined} wildRank */
+export function rowWords(cards, wildRank) {
+  return cards.map((c) => cardWords(c, hasWildRank(c, wildRank))).join("; ") + ".";
 }

@@ -1,6 +1,6 @@
-// What the pages find on `window` besides the DOM: SortableJS, loaded as a classic script from
-// static/vendor/sortable (types from npm's @types/sortablejs), and the read-only hooks the
-// browser tests look through.
+// What the pages find on `window` besides the DOM: SortableJS, whose UMD build (static/vendor/sortable,
+// imported when first needed: hand.js loadSortable) sets it there (types from npm's
+// @types/sortablejs), and the read-only hooks the browser tests look through.
 import type SortableClass from "sortablejs";
 import type { TableState } from "./table/state.js";
 import type { Action } from "./wire.js";
@@ -12,7 +12,7 @@ declare global {
     /** Safari's name for AudioContext. */
     webkitAudioContext?: typeof AudioContext;
     /** The table page's test hook: what the page knows (never more than the server sent). */
-    rummyTable?: { state: TableState; send: (action: Action) => void; socket: TableSocket };
+    rummyTable?: { state: TableState; send: (action: Action) => void; socket: TableSocket; settled: () => boolean };
     /** Every sound the page asked for, in order (tests and the curious). */
     rummySounds?: string[];
   }

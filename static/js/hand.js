@@ -1,8 +1,9 @@
 // @ts-check
 // The player's hand: groups of cards the player arranges (drag, select + "Group", sort),
 // each labelled with the engine's verdict (the table socket's `evaluate`).
-// Dragging uses the vendored SortableJS; after a drop the DOM is put back as it was and
-// the new arrangement goes into the state, so Preact alone owns the DOM.
+// Dragging uses the vendored SortableJS, fetched once the table is on screen (loadSortable: only a
+// drag needs it); after a drop the DOM is put back as it was and the new arrangement goes into the
+// state, so Preact alone owns the DOM.
 import { html } from "../vendor/htm-preact/standalone.module.js";
 import { Card, hasWildRank, spokenCard } from "./cards.js";
 
@@ -22,9 +23,25 @@ export const KIND_LABEL = {
 };
 
 /**
+ * `cards` put back where they were taken from: into their group at their index, or, when they
+ * made a group by themselves (`at.alone`), as that group again, in its place; without a place,
+ * into a group of their own at the end.
+ * @param {Groups} groups @param {CardCode[]} cards @param {{g: number, i: number, alone?: boolean} | null} at
+ * @returns {Groups}
+ */
+export function putBack(groups, cards, at) {
+  const out = groups.map((g) => g.slice());
+  if (!cards.length) return out;
+  if (at && at.alone) out.splice(Math.min(at.g, out.length), 0, cards.slice());
+  else if (at && out[at.g]) out[at.g].splice(Math.min(at.i, out[at.g].length), 0, ...cards);
+  else out.push(cards.slice());
+  return out;
+}
+
+/**
  * Keep the arrangement across updates: cards that left disappear, new ones go where
  * they were dropped (or into a group of their own at the end).
- * @param {Groups} groups @param {CardCode[]} hand @param {{g: number, i: number} | null} placement
+ * @param {Groups} groups @param {CardCode[]} hand @param {{g: number, i: number, alone?: boolean} | null} placement
  * @returns {Groups}
  */
 export function reconcile(groups, hand, placement) {
@@ -34,15 +51,11 @@ export function reconcile(groups, hand, placement) {
   const kept = groups.map((g) => g.filter((c) => {
     if (need[c] > 0) { need[c] -= 1; return true; }
     return false;
-  }));
+  })).filter((g) => g.length);
   /** @type {CardCode[]} */
   const extra = [];
   hand.forEach((c) => { if (need[c] > 0) { need[c] -= 1; extra.push(c); } });
-  if (extra.length) {
-    if (placement && kept[placement.g]) kept[placement.g].splice(Math.min(placement.i, kept[placement.g].length), 0, ...extra);
-    else kept.push(extra);
-  }
-  return kept.filter((g) => g.length);
+  return putBack(kept, extra, placement);
 }
 
 /**
@@ -144,16 +157,20 @@ export function Hand({ s, t, me, summary }) {
   </section>`;
 }
 
-/** The fanning steps tried, in px, while the hand's groups take more than two rows: a card shows at
- * least its index (a "10" and its suit at a phone's size are 17 px wide). */
+/** The fanning steps tried, in px, while the hand's groups take more rows than the window allows: a
+ * card shows at least its index (a "10" and its suit at a phone's size are 17 px wide). */
 const FIT_STEPS = [21, 19, 17];
 
 /** @param {HTMLElement} el @returns {number} how many rows the groups wrap to */
 const rowsOf = (el) => new Set(Array.from(el.children, (c) => /** @type {HTMLElement} */ (c).offsetTop)).size;
 
+/** The rows the hand may take: one in a short window (a phone held sideways, where a second row
+ * took the felt's room and cut its seats' names and scores), else two. */
+const maxRows = () => (window.innerHeight <= 450 ? 1 : 2);
+
 /**
- * Keep the hand to two rows (a phone's felt is what the hand leaves of the screen, and a third row
- * pushed its seats over the piles): where the groups wrap to a third, the cards fan tighter, then the
+ * Keep the hand to two rows, one in a short window (a phone's felt is what the hand leaves of the
+ * screen, and a third row pushed its seats over the piles): where the groups wrap to more, the cards fan tighter, then the
  * groups' frames slim and their labels give way to the cards (the group's spoken name keeps the
  * whole verdict), and last the cards are drawn at a sideways phone's size. Measured only when the
  * hand's cards, its labels or the window changed, not at every tick of the clock.
@@ -166,21 +183,40 @@ export function fitHand() {
   el.dataset.fitted = key;
   el.style.removeProperty("--card-step");
   delete el.dataset.fit;
+  const most = maxRows();
   for (const step of FIT_STEPS) {
-    if (rowsOf(el) <= 2) return;
+    if (rowsOf(el) <= most) return;
     el.style.setProperty("--card-step", step + "px");
   }
   for (const fit of ["slim", "small"]) {
-    if (rowsOf(el) <= 2) return;
+    if (rowsOf(el) <= most) return;
     el.dataset.fit = fit;
   }
+}
+
+/** @type {Promise<void> | null} SortableJS on its way (or come), asked for once */
+let sortableLoading = null;
+
+/**
+ * SortableJS, fetched once (a module import of its UMD build, which sets `window.Sortable`): a
+ * classic script before the page's modules would hold them all back, for a drag that may never
+ * come. A failed fetch is asked for again at the next call.
+ * @returns {Promise<void>}
+ */
+export function loadSortable() {
+  sortableLoading ??= import("../vendor/sortable/Sortable.min.js").then(
+    () => undefined,
+    (err) => { sortableLoading = null; throw err; },
+  );
+  return sortableLoading;
 }
 
 /** @type {WeakMap<Element, Sortable>} the Sortable made on each element */
 const sortables = new WeakMap();
 
 /**
- * SortableJS on every group row and on the piles; called after each render.
+ * SortableJS on every group row and on the piles; called after each render (nothing until
+ * loadSortable has brought it).
  * @param {TableCtrl} t
  */
 export function wireSortables(t) {

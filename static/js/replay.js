@@ -7,7 +7,8 @@
 // Shares the table page's modules (cards.js on vendored htm+Preact): player names are text
 // nodes by construction, never markup. No rule lives here; group labels come from the engine.
 import { html, render } from "../vendor/htm-preact/standalone.module.js";
-import { Card, cardName, groupBySuit, hasWildRank } from "./cards.js";
+import { Card, cardName, cardWords, groupBySuit, hasWildRank } from "./cards.js";
+import { outcomeWords } from "./outcomes.js";
 
 /** @typedef {import("./wire.js").GameEvent} GameEvent */
 /** @typedef {import("./wire.js").CardCode} CardCode */
@@ -59,6 +60,9 @@ const who = (seat) => names[String(seat)] || "seat " + seat;
 /** @param {CardCode} code */
 const pic = (code) => html`<${Card} code=${code} tiny wild=${hasWildRank(code, wildRank)} />`;
 
+/** A card's short name ("J♥") after its picture: for the eye only, the picture is named in words. @param {CardCode} code */
+const glyphs = (code) => html`<span aria-hidden="true">${" " + cardName(code)}</span>`;
+
 /** One event in words and card pictures (names as text). @param {GameEvent | undefined} e @returns {unknown} */
 function describe(e) {
   if (!e) return "";
@@ -66,9 +70,9 @@ function describe(e) {
     case "deal_started": return ["Deal " + e.deal_no + " dealt; " + who(e.first) + " plays first"];
     case "turn": return [who(e.seat) + "'s turn"];
     case "draw": return e.source === "open"
-      ? [who(e.seat) + " picks ", pic(/** @type {CardCode} */ (e.card)), " " + cardName(e.card) + " from the open pile"]
+      ? [who(e.seat) + " picks ", pic(/** @type {CardCode} */ (e.card)), glyphs(/** @type {CardCode} */ (e.card)), " from the open pile"]
       : [who(e.seat) + " draws from the deck"];
-    case "discard": return [who(e.seat) + " discards ", pic(e.card), " " + cardName(e.card)];
+    case "discard": return [who(e.seat) + " discards ", pic(e.card), glyphs(e.card)];
     case "drop": return [who(e.seat) + " drops (" + e.points + " pts)"];
     case "finish": return [who(e.seat) + " puts a card in the finish slot"];
     case "declaration": return [who(e.seat) + (e.valid ? " declares: valid show" : " declares: wrong show (" + e.points + " pts)")];
@@ -164,7 +168,7 @@ function ResultRows({ upTo }) {
   return html`<div class="table-scroll" role="region" aria-label="Result sheet" tabindex="0"><table class="data replay-result" id="replay-result">
     <thead><tr><th>Player</th><th>Result</th><th>Points</th><th>Score after</th></tr></thead>
     <tbody>${seats.map((s) => html`<tr key=${s} class=${String(result.winner) === s ? "winner-row" : ""}>
-      <td>${String(result.winner) === s ? "★ " : ""}${who(s)}</td><td>${players[s].status}</td>
+      <td>${String(result.winner) === s ? html`<span aria-hidden="true">★ </span>` : ""}${who(s)}</td><td>${outcomeWords(players[s])}</td>
       <td><strong>${players[s].points}</strong></td><td>${(result.scores || {})[s]}</td></tr>`)}</tbody>
   </table></div>`;
 }
@@ -268,7 +272,13 @@ function labelGroups() {
 /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".mini-card[data-code]")).forEach((el) => {
   const code = el.dataset.code;
   if (!code) return;
-  el.textContent = code === "PJ" ? "★JKR" : cardName(code);
+  // read as words, once: the glyphs drawn are hidden from a screen reader
+  const drawn = document.createElement("span");
+  drawn.setAttribute("aria-hidden", "true");
+  drawn.textContent = code === "PJ" ? "★JKR" : cardName(code);
+  el.replaceChildren(drawn);
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", cardWords(code, hasWildRank(code, wildRank)));
   el.classList.add(code === "PJ" ? "pj" : /[HD]$/.test(code) ? "red" : "black");
 });
 labelGroups();

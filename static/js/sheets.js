@@ -4,6 +4,7 @@
 import { html, useLayoutEffect, useRef } from "../vendor/htm-preact/standalone.module.js";
 import { Card, CardRow, hasWildRank } from "./cards.js";
 import { KIND_LABEL } from "./hand.js";
+import { outcomeWords } from "./outcomes.js";
 
 /** @typedef {import("./wire.js").Groups} Groups */
 /** @typedef {import("./wire.js").Verdict} Verdict */
@@ -40,7 +41,8 @@ function giveFocusBack(back) {
     el.focus();
     if (document.activeElement === el) return;
   }
-  const next = /** @type {HTMLElement | null} */ (document.querySelector("#groups, #btn-keys"));
+  // the hand first (a selector list would take the header's tool, first in the page)
+  const next = document.getElementById("groups") || document.getElementById("btn-keys");
   if (next) next.focus();
 }
 
@@ -58,22 +60,13 @@ function trapTab(e, box) {
   else if (!e.shiftKey && (at === last || !box.contains(at))) { e.preventDefault(); first.focus(); }
 }
 
-/** @type {Record<string, string>} */
-export const STATUS_LABEL = {
-  won: "Won", shown: "Shown", dropped: "Dropped", wrong_show: "Wrong show", playing: "Playing",
-  timed_out: "Timed out", left: "Left", eliminated: "Eliminated",
-};
-/** @type {Record<string, string>} */
-export const REASON_LABEL = {
-  drop: "drop", first_drop: "first drop", middle_drop: "middle drop", wrong_show: "wrong show",
-  missed_turns: "missed turns", auto_drop: "auto drop", left: "left the game", invalid: "invalid show",
-  no_show: "did not show in time",
-};
+export { REASON_LABEL, STATUS_LABEL } from "./outcomes.js";
 
 /**
- * @param {{kind: string, title: string, onClose?: () => void, buttons?: SheetButton[], children?: unknown, wide?: boolean}} props
+ * A dialog; `describedBy`: the id of what a screen reader reads with its title as it opens (a verdict).
+ * @param {{kind: string, title: string, onClose?: () => void, buttons?: SheetButton[], children?: unknown, wide?: boolean, describedBy?: string}} props
  */
-export function Modal({ kind, title, onClose, buttons, children, wide }) {
+export function Modal({ kind, title, onClose, buttons, children, wide, describedBy }) {
   /** @type {{current: HTMLElement | null}} */
   const box = useRef(null);
   // on opening: focus into the dialog (its safe button, else the dialog itself, which reads its
@@ -92,7 +85,7 @@ export function Modal({ kind, title, onClose, buttons, children, wide }) {
   }, []);
   return html`<div id="modal" class="modal" data-kind=${kind} onClick=${(/** @type {Event} */ e) => { if (/** @type {Element} */ (e.target).id === "modal" && onClose) onClose(); }}
       onKeyDown=${(/** @type {KeyboardEvent} */ e) => trapTab(e, box.current)}>
-    <div class=${"modal-box" + (wide ? " wide" : "")} role="dialog" aria-modal="true" aria-labelledby="modal-title" tabindex="-1" ref=${box}>
+    <div class=${"modal-box" + (wide ? " wide" : "")} role="dialog" aria-modal="true" aria-labelledby="modal-title" aria-describedby=${describedBy} tabindex="-1" ref=${box}>
       ${onClose ? html`<button type="button" class="modal-x" id="modal-x" aria-label="Close" onClick=${onClose}>×</button>` : null}
       <h2 id="modal-title">${title}</h2>
       <div id="modal-body">${children}</div>
@@ -113,7 +106,7 @@ export function SheetGroups({ groups, verdict, wildRank }) {
     const r = verdict && verdict.groups[k];
     return html`<div class=${"sheet-group" + (r ? " kind-" + r.kind : "")} key=${k}>
       <${CardRow} cards=${g} wildRank=${wildRank} />
-      ${r ? html`<div class=${"group-label kind-" + r.kind}>${KIND_LABEL[r.kind]}${r.kind === "invalid" ? " · " + r.points : ""}</div>` : null}
+      ${r ? html`<div class=${"group-label kind-" + r.kind}>${KIND_LABEL[r.kind]}${r.kind === "invalid" ? " · " + r.points : ""}<span class="sr-only">.</span></div>` : null}
     </div>`;
   })}</div>`;
 }
@@ -155,6 +148,8 @@ export function ResultSheet({ s, t }) {
   const v = /** @type {View} */ (s.view);
   const r = v.last_result;
   const res = v.result || (s.snap && s.snap.game && s.snap.game.result);
+  // a table without an entry fee is played for practice: no "Prize pool ₹0.00"
+  const free = !!(s.snap && s.snap.table && s.snap.table.entry_fee === 0);
   /** @type {SheetButton[]} */
   const buttons = [];
   /** @type {unknown[]} */
@@ -163,7 +158,8 @@ export function ResultSheet({ s, t }) {
     parts.push(html`<div class="sheet-meta">
       <span>Cut joker</span> ${r.cut_joker ? html`<${Card} code=${r.cut_joker} small />` : null}
       ${r.finish_card ? html`<span>Finish card</span> <${Card} code=${r.finish_card} small />` : null}
-      ${v.prize_pool != null ? html`<span class="sheet-pool">Prize pool ${t.money(v.prize_pool)}</span>` : null}
+      ${free ? html`<span class="sheet-pool" id="sheet-free">Free table: practice, no prize</span>`
+        : v.prize_pool != null ? html`<span class="sheet-pool">Prize pool ${t.money(v.prize_pool)}</span>` : null}
     </div>`);
     parts.push(html`<table class="sheet" id="result-table">
       <thead><tr><th>Player</th><th>Cards shown</th><th>Points</th><th>Score</th></tr></thead>
@@ -174,8 +170,8 @@ export function ResultSheet({ s, t }) {
         const score = t.scoreAfterDeal(r.deal_no, +seat, pl);
         const vd = p.groups && p.groups.length ? t.verdictFor(p.groups, r.wild_rank) : null;
         return html`<tr class=${won ? "winner" : ""} data-seat=${seat} key=${seat}>
-          <td class="pname">${won ? "★ " : ""}${pl.name || "Seat " + seat}
-            <div class="pstatus">${(STATUS_LABEL[p.status] || p.status) + (p.reason ? " (" + (REASON_LABEL[p.reason] || p.reason) + ")" : "")}${p.deal_show ? " · deal show (half)" : ""}</div>${pointsNote(p, vd)}</td>
+          <td class="pname">${won ? html`<span aria-hidden="true">★ </span>` : ""}${pl.name || "Seat " + seat}
+            <div class="pstatus">${outcomeWords(p)}${p.deal_show ? " · deal show (half)" : ""}</div>${pointsNote(p, vd)}</td>
           <td class="pgroups">${p.groups && p.groups.length
             ? html`<${SheetGroups} groups=${p.groups} verdict=${vd} wildRank=${r.wild_rank} />`
             : html`<span class="muted">—</span>`}</td>
@@ -209,8 +205,8 @@ export function ResultSheet({ s, t }) {
     const left = (/** @type {string} */ pid) => { const p = v.players.find((x) => x.id === pid); return p ? !p.eliminated : res.payouts[pid] > 0; };
     const paid = Object.keys(res.payouts || {}).filter((pid) => !res.split || left(pid));
     parts.push(html`<div class="final" id="final-result">
-      <h3>${res.split ? "The prize was split" : winner ? "★ " + winner.name + " wins the pool!" : "Game over"}</h3>
-      <p>Prize pool ${t.money(res.prize_pool)}${res.rake ? " · platform fee " + t.money(res.rake) : ""}</p>
+      <h3>${res.split ? "The prize was split" : winner ? html`<span aria-hidden="true">★ </span>${winner.name + " wins the pool!"}` : "Game over"}</h3>
+      <p>${free ? "A free table: played for practice, no prize." : "Prize pool " + t.money(res.prize_pool) + (res.rake ? " · platform fee " + t.money(res.rake) : "")}</p>
       <ul>${paid.map((pid) => {
         const p = v.players.find((x) => x.id === pid);
         return html`<li key=${pid}>${p ? p.name : "Player " + pid}: <strong>${t.money(res.payouts[pid])}</strong></li>`;
@@ -286,6 +282,10 @@ export function DeclareDialog({ s, t }) {
   const m = /** @type {{kind: "declare", card: string, groups: Groups}} */ (s.modal);
   const v = /** @type {View} */ (s.view);
   const verdict = t.verdictFor(m.groups, v.wild_rank);
+  // the verdict is the dialog's description, read with its title as it opens; one that comes after
+  // the dialog opened ("Checking…" first) is an alert, read as it comes
+  const atOpen = useRef(verdict);
+  const late = !atOpen.current && !!verdict;
   /** @type {SheetButton[]} */
   const buttons = [
     { text: "Cancel", cls: "ghost-btn", id: "declare-cancel", fn: () => t.cancelFinish(), autofocus: true },
@@ -293,12 +293,12 @@ export function DeclareDialog({ s, t }) {
       ? { text: verdict.valid ? "Declare" : "Declare anyway", cls: verdict.valid ? "gold" : "danger", id: "declare-confirm", fn: () => t.confirmFinish() }
       : { text: "Checking…", id: "declare-confirm", disabled: true },
   ];
-  return html`<${Modal} kind="declare" wide title="Declare?" buttons=${buttons} onClose=${() => t.cancelFinish()}>
+  return html`<${Modal} kind="declare" wide title="Declare?" buttons=${buttons} onClose=${() => t.cancelFinish()} describedBy="declare-verdict">
     <div class="sheet-meta"><span>Finish card</span> <${Card} code=${m.card} small wild=${hasWildRank(m.card, v.wild_rank)} /></div>
     <${SheetGroups} groups=${m.groups} verdict=${verdict} wildRank=${v.wild_rank} />
-    ${verdict == null ? html`<p class="muted">Checking your groups…</p>`
-      : verdict.valid ? html`<p class="ok big-ok">Valid declaration ✓ — you win this deal with 0 points.</p>`
-      : html`<p class="warn-text">These groups are <strong>not</strong> a valid show: a wrong show costs ${v.rules.wrong_show} points.</p>`}
+    ${verdict == null ? html`<p class="muted" id="declare-verdict">Checking your groups…</p>`
+      : verdict.valid ? html`<p class="ok big-ok" id="declare-verdict" role=${late ? "alert" : undefined}>Valid declaration<span aria-hidden="true"> ✓</span> — you win this deal with 0 points.</p>`
+      : html`<p class="warn-text" id="declare-verdict" role=${late ? "alert" : undefined}>These groups are <strong>not</strong> a valid show: a wrong show costs ${v.rules.wrong_show} points.</p>`}
   <//>`;
 }
 

@@ -20,11 +20,11 @@
 // socket; nothing that handles a message builds HTML. Player names are text nodes, never markup.
 import { html, render } from "../vendor/htm-preact/standalone.module.js";
 import { TableSocket } from "./socket.js";
-import { fitHand, wireSortables } from "./hand.js";
+import { fitHand, loadSortable, wireSortables } from "./hand.js";
 import { isMuted, play } from "./sounds.js";
 import { newClientSeed } from "./fairness.js";
 import { readConfig } from "./table/config.js";
-import { newState } from "./table/state.js";
+import { myTurn, newState } from "./table/state.js";
 import { isQuickMuted } from "./table/quick.js";
 import { createUi } from "./table/ui.js";
 import { createVerdicts } from "./table/verdicts.js";
@@ -33,6 +33,8 @@ import { createMoves } from "./table/moves.js";
 import { createCtrl } from "./table/ctrl.js";
 import { startClock } from "./table/clocks.js";
 import { watchKeys } from "./table/keys.js";
+import { followDeal, watchSkipLink } from "./table/focus.js";
+import { catchUpFrom, lastSeen, noteSeen } from "./table/seen.js";
 import { crossedThreshold, say } from "./table/speech.js";
 import { App } from "./table/view/app.js";
 
@@ -49,10 +51,24 @@ if (root && cfg) {
 
   /** @type {import("./table/ctrl.js").TableCtrl} */
   let ctrl; // set below, once the socket exists
+  let dragAsked = false; // SortableJS is asked for (dragWhenIdle)
+  /** SortableJS once the table is on screen and the browser idle: only a drag needs it, and the
+   * page is playable without it. `data-drag="ready"` says the hand can be dragged. */
+  const dragWhenIdle = () => {
+    if (dragAsked) return;
+    dragAsked = true;
+    const idle = window.requestIdleCallback ?? ((/** @type {() => void} */ f) => setTimeout(f, 200));
+    idle(() => loadSortable().then(
+      () => { wireSortables(ctrl); root.dataset.drag = "ready"; },
+      () => { dragAsked = false; }, // offline: asked again at the next paint
+    ), { timeout: 1000 });
+  };
   const ui = createUi(S, () => {
     render(html`<${App} s=${S} t=${ctrl} joinSeed=${joinSeed} />`, root);
     wireSortables(ctrl);
     fitHand();
+    followDeal(S);
+    if (S.view) dragWhenIdle();
   });
   const verdicts = createVerdicts((groups, wild) => socket.evaluate(groups, wild), () => ui.paint());
 
@@ -64,19 +80,38 @@ if (root && cfg) {
     }
   };
   let lost = false; // the connection was lost and is not back yet
-  const dispatch = createDispatch({ S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn });
+  let caughtUp = false; // the first snapshot came, and the page asked what happened since it was last open
+  let notedVersion = -1; // the version kept in this browser's storage
+  const dispatch = createDispatch({
+    S, ui, verdicts, resync: () => socket.raw({ type: "snapshot" }), yourTurn,
+    arrangeAnswered: (groups, ok, code) => moves.arrangeAnswered(groups, ok, code),
+    viewTaken: () => moves.sendOwedArrangement(),
+  });
   const socket = new TableSocket(cfg.ws_path, {
     // back after the connection was away: ask for what happened since the version shown (a rebuilt
     // update, which dispatch.js sums up as "While you were away"); lost and back are said through
     // the one live region (the banner shows it)
     state(state, detail) {
       if (state === "open" && S.conn !== "open" && S.snap && S.version >= 0) socket.raw({ type: "snapshot", since: S.version });
-      if (state === "closed" && !lost) { lost = true; say(S, "Connection lost: reconnecting."); }
-      if (state === "open" && lost) { lost = false; say(S, "Connected again."); }
+      if (state === "closed" && !lost) {
+        lost = true;
+        S.lostAt = Date.now();
+        say(S, "Connection lost: reconnecting." + (myTurn(S) ? " Your turn's clock keeps running." : ""));
+      }
+      if (state === "open" && lost) { lost = false; S.lostAt = 0; say(S, "Connected again."); }
       S.conn = state; S.connDetail = detail || ""; ui.paint();
     },
     fatal(text) { S.fatal = text; S.conn = "closed"; say(S, text); ui.paint(); },
-    message: dispatch,
+    message(msg, sent) {
+      dispatch(msg, sent);
+      if (msg.type === "snapshot" && !caughtUp) {
+        // the page's first state: what happened since this browser last showed the game, if it did
+        caughtUp = true;
+        const since = catchUpFrom(lastSeen(cfg.table_id), S);
+        if (since != null) socket.raw({ type: "snapshot", since });
+      }
+      if (S.snap && S.snap.game && S.version !== notedVersion) { notedVersion = S.version; noteSeen(cfg.table_id, S.snap.game.id, S.version); }
+    },
   });
   const moves = createMoves({ S, cfg, socket, ui });
   ctrl = createCtrl({ S, cfg, ui, moves, verdicts });
@@ -88,10 +123,16 @@ if (root && cfg) {
     ui.paint();
   });
   watchKeys(S, ctrl);
+  watchSkipLink();
   ui.watchPointer(root);
   window.addEventListener("resize", fitHand); // the hand is fitted to the window: the DOM alone, no render
-  // test hook: a read-only look at what the page knows (never more than the server sent)
-  window.rummyTable = { state: S, send: moves.act, socket };
+  // test hook: a read-only look at what the page knows (never more than the server sent); `settled`:
+  // no move of this page's waits for the server's answer (an own move is shown before it, echo.js),
+  // and the page shows the version the last one made (tests wait for it before reading the server)
+  window.rummyTable = {
+    state: S, send: moves.act, socket,
+    settled: () => socket.pending.size === 0 && !S.echo && S.version >= S.answered,
+  };
 
   root.textContent = "";
   ui.start();

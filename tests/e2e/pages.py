@@ -242,7 +242,17 @@ class Player:
     def view(self) -> dict[str, Any] | None:
         return self.page.evaluate("window.rummyTable && window.rummyTable.state.view")  # type: ignore[no-any-return]
 
+    def confirmed(self) -> None:
+        """Wait for the server to have answered every move this page sent, and for the page to show
+        the version the last one made. The page shows the player's own move before the server has it
+        (static/js/table/echo.js): a test that reads the server, or waits for the next turn, after a
+        move waits here first, not on what the page drew at once."""
+        self.page.wait_for_function("() => !!window.rummyTable && window.rummyTable.settled()")
+
     def my_turn(self) -> bool:
+        """The page shows the player on turn, with no move of theirs still waiting for the server."""
+        if not self.page.evaluate("!!window.rummyTable && window.rummyTable.settled()"):
+            return False
         v = self.view()
         return bool(
             v and v.get("seat") is not None and v.get("deal_phase") == "turn" and v.get("turn") == v["seat"]
@@ -255,6 +265,7 @@ class Player:
         before = len(self.hand())
         page.click("#closed-deck")
         wait_until(lambda: len(self.hand()) == before + 1, f"{self.name}'s drawn card")
+        self.confirmed()
         page.wait_for_selector("#groups .card.fresh")
         code = str(page.get_attribute("#groups .card.fresh", "data-code"))
         # a tap while the hand is refitted to its rows can miss: tap again, as a player does
@@ -271,10 +282,13 @@ class Player:
             raise AssertionError(f"{self.name}: three taps on the drawn card {code} did not select it")
         page.click("#btn-discard:not([disabled])")
         wait_until(lambda: len(self.hand()) == before, f"{self.name}'s discard")
+        self.confirmed()  # shown at once; the server's answer is what the caller reads next
         return code
 
     def drag(self, source: Any, target: Any, *, to_end: bool = False) -> None:
-        """Drag with the mouse, in small steps, the way a player does (SortableJS fallback mode)."""
+        """Drag with the mouse, in small steps, the way a player does (SortableJS fallback mode),
+        once the page has SortableJS (it comes when the page is idle after the table shows)."""
+        self.page.wait_for_selector("#table-app[data-drag='ready']", state="attached")
         self.page.wait_for_timeout(150)
         for _ in range(30):  # the page may be re-rendering the hand after an update
             src, dst = source.bounding_box(), target.bounding_box()
@@ -366,6 +380,23 @@ def others_drop_through_the_page(
         player.page.click("#btn-drop:not([disabled])")
         player.page.wait_for_selector("#modal >> text=Drop this deal?")
         player.page.click("#drop-confirm")
+        player.confirmed()
         dropped.add(player.name)
         seen = state.version
         wait_until(lambda: game_of(table).version > seen, "the drop")  # noqa: B023 (read at once)
+
+
+#: Where the dealer badge, where shown, lies over the first letter of its seat's name: [seat, both boxes].
+DEALER_OVER_NAME = """
+() => Array.from(document.querySelectorAll('.seat .dealer')).filter((b) => b.getClientRects().length).flatMap((badge) => {
+  const seat = badge.closest('.seat');
+  const text = Array.from(seat.querySelector('.seat-name').childNodes).find((n) => n.nodeType === 3 && n.textContent.trim());
+  if (!text) return [seat.dataset.seat + ': no name'];
+  const first = document.createRange(), at = text.textContent.search(/\\S/);
+  first.setStart(text, at);
+  first.setEnd(text, at + 1);
+  const a = first.getBoundingClientRect(), b = badge.getBoundingClientRect();
+  const over = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return over ? [seat.dataset.seat + ': ' + JSON.stringify([a.left, a.top, a.right, a.bottom, b.left, b.top, b.right, b.bottom].map(Math.round))] : [];
+})
+"""

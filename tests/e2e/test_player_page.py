@@ -24,8 +24,8 @@ from staff.models import StaffAction, StaffNote
 from tables.models import PoolGame
 from tests.e2e.conftest import ARTIFACTS, DESKTOP
 from tests.e2e.watch import watch
-from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends
 from tests.tables.conftest import make_player, make_table
+from tests.tables.games import drop_until_the_first_deal_ends
 from wallet.selectors import chip_balances
 from wallet.services import grant
 
@@ -46,7 +46,7 @@ def history(transactional_db: None) -> dict[str, Any]:
         assert client.post(f"/tables/{table.pk}/join/").status_code == 302
     game = table.games.get()
     assert game.status == PoolGame.Status.RUNNING
-    _drop_until_the_first_deal_ends(game)
+    drop_until_the_first_deal_ends(game)
     boss = User.objects.create_user("boss", password="boss-Pass-2026", is_staff=True)
     boss.groups.add(Group.objects.get(name="Administrator"))
     staff_services.cancel_game(staff=boss, game=game, reason="test", message="Stopped for a test.")

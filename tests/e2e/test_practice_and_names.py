@@ -19,10 +19,10 @@ import pytest
 from accounts.models import User
 from tables import services
 from tables.models import Deal, PoolGame, Table
+from tests.csp import assert_strict_policy
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e.pages import play_practice_now, sign_up
 from tests.e2e.watch import Watch, watch
-from tests.foundation.test_csp import assert_strict_policy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -1,7 +1,8 @@
 """Presence and "While you were away" (issue 25). Asha (desktop) and Ravi (phone) play a 2-seat
 game. Asha's connection goes away: Ravi's page marks her seat away, with for how long and that
 the timer plays her turns. Two turns are played meanwhile; when her connection comes back, her
-page says what happened while she was away, and Ravi's shows her connected again.
+page says what happened while she was away, and Ravi's shows her connected again; and so does a
+page she opens again after closing her tab.
 Screenshots: artifacts/e2e/presence-*.png."""
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def running_game(transactional_db: None) -> tuple[PoolGame, list[User]]:
     return game, players
 
 
-def _two_turns(game_id: int, users: dict[str, User]) -> None:
-    """Whoever is on turn draws and discards the card drawn, twice, through the services."""
+def _two_turns(game_id: int, users: dict[str, User], tag: str = "") -> None:
+    """Whoever is on turn draws and discards the card drawn, twice, through the services (``tag``
+    keeps the request ids of another two turns apart: a repeated id is answered, not played)."""
     for n in range(2):
         for step in ("draw", "discard"):
             state = GameState.from_dict(PoolGame.objects.get(pk=game_id).state)
@@ -48,7 +50,7 @@ def _two_turns(game_id: int, users: dict[str, User]) -> None:
                 if step == "draw"
                 else {"type": "discard", "card": state.deal.hands[turn][-1].code}
             )
-            answer = play.game_act(game_id=game_id, user=user, request_id=f"t{n}-{step}", action=action)
+            answer = play.game_act(game_id=game_id, user=user, request_id=f"{tag}t{n}-{step}", action=action)
             assert answer["ok"], answer
 
 
@@ -90,6 +92,22 @@ def test_an_away_player_is_shown_away_and_told_what_happened_when_back(
         assert "away" not in (her_seat.get_attribute("class") or "").split()
         for player in (asha, ravi):
             player.assert_clean()
+
+        # she closes the tab, two more turns are played, and she opens the table again: the page,
+        # new, still says what happened since she last saw the game (issue 41)
+        asha.page.close()
+        her_seat.locator(".seat-away").wait_for()
+        in_thread(
+            lambda: _two_turns(game.pk, {str(asha_user.pk): asha_user, str(ravi_user.pk): ravi_user}, "b")
+        )
+        again = asha.another_tab()
+        again.goto(f"/tables/{game.table_id}/")
+        summary = again.page.locator("#notices .notice-banner[data-kind='away_summary']")
+        summary.wait_for()
+        text = summary.inner_text()
+        assert "While you were away" in text and "2 turns were played." in text, text
+        again.shot("presence-reopened-summary")
+        again.assert_clean()
     finally:
         asha.close()
         ravi.close()

@@ -39,29 +39,24 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from tests.conftest import _missing
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, NOT_ON_A_FRESH_MACHINE, without_static
+from tests.e2e.nginx_site import NGINX, replaced, self_signed_certificate, write_nginx_site
 from tests.e2e.pages import Player, play_practice_now, sign_up, wait_until
+from tests.needs import missing
 from tests.tables.procs import Proc, free_ports, private_redis
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-NGINX_SITE = ROOT / "deploy" / "nginx" / "rummy.conf"
-NGINX = "/usr/sbin/nginx"
 LOGS = ARTIFACTS / "production"
-#: What the README and the nginx site name as an example, and an operator replaces with their own.
-EXAMPLE_HOST = "rummy.example.com"
-EXAMPLE_CERT = f"/etc/letsencrypt/live/{EXAMPLE_HOST}/fullchain.pem"
-EXAMPLE_KEY = f"/etc/letsencrypt/live/{EXAMPLE_HOST}/privkey.pem"
+#: What the README names as an example, and an operator replaces with their own.
 EXAMPLE_STATE_DIR = "/var/lib/rummy"
 #: The README's database roles, their passwords, the database and its host (the sql block and the URLs).
 EXAMPLE_OWNER, EXAMPLE_APP = "rummy_owner", "rummy_app"
@@ -114,14 +109,6 @@ def production_section(section: str) -> tuple[dict[str, str], list[list[str]]]:
     return env, commands
 
 
-def replaced(text: str, values: dict[str, str], where: str) -> str:
-    """``text`` with each example value an operator replaces by their own; each must be in it."""
-    for example, own in values.items():
-        assert example in text, f"{where} no longer names {example!r}: update tests/e2e/test_production.py"
-        text = text.replace(example, own)
-    return text
-
-
 def assignments(words: list[str]) -> tuple[dict[str, str], list[str]]:
     """A command's leading ``NAME=value`` words (its own environment, as a shell reads them) and the rest."""
     own: dict[str, str] = {}
@@ -147,55 +134,6 @@ def kind(words: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------------- the machine
-def self_signed_certificate(directory: Path, host: str) -> tuple[Path, Path]:
-    """A certificate for ``host`` valid for a day, and its key (PEM files)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
-    now = datetime.now(UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = directory / "fullchain.pem", directory / "privkey.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_path, key_path
-
-
-def nginx_main_config(prefix: Path, site: Path) -> str:
-    """What Debian's /etc/nginx/nginx.conf is to an operator: a main context around the site, in ``prefix``."""
-    temp = {k: prefix / "temp" / k for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    # as root nginx would hand its workers to "nobody", who may not enter the test's directory
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    return (
-        f"{user}daemon off;\nworker_processes 1;\npid {prefix}/nginx.pid;\n"
-        f"error_log {prefix}/error.log info;\n"
-        "events { worker_connections 256; }\n"
-        "http {\n"
-        f"    access_log {prefix}/access.log;\n"
-        + "".join(f"    {k}_temp_path {path};\n" for k, path in temp.items())
-        + f"    include {site};\n"
-        "}\n"
-    )
-
-
 def postgres_server_url() -> str:
     """The PostgreSQL server of the suite's DATABASE_URL (else the usual local one), at its maintenance database."""
     url = os.environ.get("DATABASE_URL", "")
@@ -254,12 +192,12 @@ def production_database() -> Iterator[Database]:
     import psycopg
 
     if not os.access(PSQL, os.X_OK):
-        _missing("psql", f"{PSQL} is absent: apt-get install -y postgresql-client")
+        missing("psql", f"{PSQL} is absent: apt-get install -y postgresql-client")
     database = Database()
     try:
         database.drop()  # a database of an earlier run in this process id
     except psycopg.OperationalError as exc:
-        _missing("PostgreSQL", f"{database.server}: {exc}")
+        missing("PostgreSQL", f"{database.server}: {exc}")
     try:
         yield database
     finally:
@@ -320,22 +258,16 @@ class Site:
 
     def start_nginx(self, daphne_ports: dict[str, str]) -> None:
         """The shipped site with the operator's values: host, certificate, addresses, Daphne ports."""
-        own = {
-            EXAMPLE_CERT: str(self.cafile),
-            EXAMPLE_KEY: str(self.keyfile),
-            EXAMPLE_HOST: HOST,
-            "listen 443 ssl": f"listen 127.0.0.1:{self.https_port} ssl",
-            "listen 80;": f"listen 127.0.0.1:{self.http_port};",
-            **{
-                f"server 127.0.0.1:{port};": f"server 127.0.0.1:{mine};"
-                for port, mine in daphne_ports.items()
-            },
-        }
-        site = self.nginx_dir / "rummy.conf"
-        site.write_text(replaced(NGINX_SITE.read_text(), own, "deploy/nginx/rummy.conf"))
-        main = self.nginx_dir / "nginx.conf"
-        main.write_text(nginx_main_config(self.nginx_dir, site))
-        self.start("nginx", [NGINX, "-p", f"{self.nginx_dir}/", "-e", "stderr", "-c", str(main)], {})
+        nginx = write_nginx_site(
+            self.nginx_dir,
+            host=HOST,
+            cert=self.cafile,
+            key=self.keyfile,
+            https_port=self.https_port,
+            http_port=self.http_port,
+            daphne_ports=daphne_ports,
+        )
+        self.start("nginx", nginx, {})
         self.log_tails["nginx error.log"] = tail_of_file(self.nginx_dir / "error.log")
         self.log_tails["nginx access.log"] = tail_of_file(self.nginx_dir / "access.log")
 
@@ -420,7 +352,7 @@ def production_site(
 ) -> Iterator[Site]:
     """The README's production commands and the shipped nginx site, up and answering /healthz over https."""
     if not os.access(NGINX, os.X_OK):
-        _missing("nginx", f"{NGINX} is absent: apt-get install -y nginx (scripts/test does it)")
+        missing("nginx", f"{NGINX} is absent: apt-get install -y nginx (scripts/test does it)")
     database = production_database
     section = replaced(
         section_of(README.read_text()), database.own_values(), "README.md's production section"
@@ -481,6 +413,16 @@ OVERSIZED_MESSAGES = """
 """
 
 
+#: In the table page: its entry module, its modulepreload links and every script it loaded.
+TABLE_MODULES = """
+() => ({
+  entry: [...document.querySelectorAll('script[type=module][src]')].map((s) => s.src),
+  preloads: [...document.querySelectorAll('link[rel=modulepreload]')].map((l) => l.href),
+  scripts: performance.getEntriesByType('resource').map((r) => r.name).filter((n) => n.endsWith('.js')),
+})
+"""
+
+
 def the_site_role_cannot_erase_the_trail_the_ledger_or_the_events(site: Site, database: Database) -> None:
     """The processes ran as the README's app role, and as that role PostgreSQL refuses every statement
     that would disable the append-only tables' triggers or truncate, change or delete their rows."""
@@ -494,10 +436,17 @@ def the_site_role_cannot_erase_the_trail_the_ledger_or_the_events(site: Site, da
         "SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'", here=True
     )
     assert owners == [(database.owner,)], owners
-    sessions = database.superuser(
-        f"SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = '{database.name}'"
-        " AND pid <> pg_backend_pid()"
-    )
+    # the superuser's own connection above has closed, but its backend may still be ending (a
+    # client's close does not wait for it): a session of another role that stays is the site's
+    deadline = time.monotonic() + 5
+    while True:
+        sessions = database.superuser(
+            f"SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = '{database.name}'"
+            " AND pid <> pg_backend_pid()"
+        )
+        if sessions == [(database.app,)] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     assert sessions == [(database.app,)], sessions  # the Daphnes' and the worker's pools
     tables = append_only_tables()
     with psycopg.connect(app_url, autocommit=True, connect_timeout=5) as conn:
@@ -610,6 +559,18 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
 
     # collectstatic's hashed files, from WhiteNoise in Daphne through nginx
     assert any("immutable" in cache for url, cache in static.items() if url.endswith(".css")), static
+    # every module too (collectstatic rewrote their imports to the hashed names): cached for good
+    scripts = {url: cache for url, cache in static.items() if url.endswith(".js")}
+    assert scripts and all("immutable" in cache for cache in scripts.values()), scripts
+    # the table page named every module of its graph up front (one round trip for them all), and
+    # SortableJS came after the table showed, by itself
+    page.wait_for_selector("#table-app[data-drag='ready']", state="attached")
+    loaded = page.evaluate(TABLE_MODULES)
+    (entry,) = loaded["entry"]
+    assert set(loaded["scripts"]) - set(loaded["preloads"]) - {entry} == {
+        url for url in loaded["scripts"] if "/vendor/sortable/" in url
+    }, loaded
+    assert set(loaded["preloads"]) <= set(loaded["scripts"]), loaded
     # and compressed with brotli where collectstatic made a .br (the browser takes br over https)
     assert any(encoded.get(url) == "br" for url in static if url.endswith(".js")), {
         u: encoded.get(u) for u in static

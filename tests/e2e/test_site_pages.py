@@ -17,10 +17,10 @@ import pytest
 from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame
+from tests.csp import assert_strict_policy
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e.pages import assert_nav_fits
 from tests.e2e.watch import log_in, watch
-from tests.foundation.test_csp import assert_strict_policy
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]

@@ -63,7 +63,7 @@ def make_table(name: str, **extra: Any) -> Table:
         turn_seconds=extra.pop("turn_seconds", 90),
         extra_time_seconds=extra.pop("extra_time_seconds", 30),
         declare_seconds=90,
-        pause_seconds=120,
+        pause_seconds=extra.pop("pause_seconds", 120),
     )
     table = Table.objects.create(settings=settings, name=name)
     PoolGame.objects.create(table=table, seed=2026)
@@ -220,6 +220,7 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         page.keyboard.press("x")
         hears(asha, "You discarded the king of diamonds.")
         page.wait_for_selector("#open-pile .card.top[data-code='KD']")
+        asha.confirmed()
         assert_dom_holds_only_public_cards(asha, state_of(table), 0)
 
         # 2. Ravi (a phone, a keyboard) takes KD from the open pile (O) and discards QD
@@ -227,16 +228,19 @@ def test_a_whole_deal_played_with_the_keyboard_alone_and_heard(live_server_url: 
         hears(ravi, "Asha discarded the king of diamonds. Your turn.")
         rp.keyboard.press("o")
         rp.wait_for_selector("#groups .card[data-code='KD']")
+        ravi.confirmed()
         hears(asha, "Ravi picked the king of diamonds from the open pile.")
         select(ravi, "QD")
         rp.keyboard.press("x")
         hears(asha, "Ravi discarded the queen of diamonds. Your turn.")
         rp.wait_for_selector("#groups .card[data-code='QD']", state="detached")  # Ravi's page has it too
+        ravi.confirmed()
         assert_dom_holds_only_public_cards(ravi, state_of(table), 1)
 
         # 3. Asha draws KS, selects it, F puts it in the finish slot; the dialog has focus; Declare
         page.keyboard.press("d")
         hears(asha, "You drew the king of spades from the deck.")
+        asha.confirmed()
         select(asha, "KS")
         page.keyboard.press("f")
         page.wait_for_selector("#modal:not([hidden]) >> text=Valid declaration")
@@ -315,21 +319,25 @@ def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
         # Enter on the closed deck draws; Space on the open pile discards the selected card
         page.keyboard.press("Enter")
         wait_until(lambda: len(asha.hand()) == 14, "the card drawn with Enter")
+        asha.confirmed()
         select(asha, "KD")
         page.focus("#open-pile")
         page.keyboard.press("Space")
         page.wait_for_selector("#open-pile .card.top[data-code='KD']")
         wait_until(lambda: len(asha.hand()) == 13, "the discard with Space")
+        asha.confirmed()
 
         # Enter on the open pile takes its card (Ravi)
         rp.wait_for_selector("#open-pile.can")
         rp.focus("#open-pile")
         rp.keyboard.press("Enter")
         rp.wait_for_selector("#groups .card[data-code='KD']")
+        ravi.confirmed()
         select(ravi, "QD")
         rp.focus("#open-pile")
         rp.keyboard.press("Enter")
         rp.wait_for_selector("#open-pile .card.top[data-code='QD']")
+        ravi.confirmed()
 
         # the finish slot takes Enter: the declaration dialog opens with focus; Escape cancels it,
         # the card goes back to the hand and focus back to the slot
@@ -337,6 +345,7 @@ def test_enter_and_space_on_the_piles_and_dialogs_keep_and_return_focus(
         page.focus("#closed-deck")
         page.keyboard.press("Space")
         wait_until(lambda: len(asha.hand()) == 14, "the card drawn with Space")
+        asha.confirmed()
         select(asha, "KS")
         page.focus("#finish-slot")
         page.keyboard.press("Enter")
@@ -389,7 +398,9 @@ def test_time_is_said_at_thresholds_and_no_live_region_ticks(live_server_url: st
 def test_the_next_deals_countdown_is_shown_but_never_ticks_in_a_live_region(
     live_server_url: str, browser: Any
 ) -> None:
-    table = make_table("No ticking 101")
+    """And when the next deal is dealt, focus goes to the hand (issue 41: it landed on the
+    header's "Keys ?")."""
+    table = make_table("No ticking 101", pause_seconds=8)
     with seated(browser, live_server_url, table) as (asha, ravi):
         page = asha.page
         page.focus("#btn-drop")
@@ -406,5 +417,14 @@ def test_the_next_deals_countdown_is_shown_but_never_ticks_in_a_live_region(
         ticking = [t for t in samples if re.search(r"\d:\d\d", t)]
         assert ticking == [], ticking
         hears(ravi, "Asha dropped")
+        # the next deal: the result sheet closes and the hand has focus, for both players
+        for p in (asha, ravi):
+            p.page.wait_for_selector("#deal-no >> text=Deal 2", timeout=30_000)
+            p.page.wait_for_selector("#groups .card")
+            wait_until(
+                lambda: p.page.evaluate(ACTIVE) == "groups",  # noqa: B023
+                f"{p.name}'s focus on the hand in deal 2, not {p.page.evaluate(ACTIVE)}",
+                10,
+            )
         asha.assert_clean()
         ravi.assert_clean()

@@ -35,6 +35,7 @@ from tables import services
 from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.pages import (
     CARD_SPOT,
+    DEALER_OVER_NAME,
     NAV_CHECK,
     VIEWPORTS,
     Player,
@@ -479,9 +480,10 @@ HAND_ROWS = """
 """
 
 
-def _six_seats_with_a_grouped_hand(grouping: str) -> tuple[Table, User]:
-    """Six long names at a running six-seat table; the viewer (Meenakshi S) has grouped the hand
-    dealt to them as ``GROUPINGS[grouping]`` says, as their arrangement earlier in the deal would be."""
+def _six_seats_with_a_grouped_hand(grouping: str, *, on_turn: bool = False) -> tuple[Table, User]:
+    """Six long names at a running six-seat table; the viewer (Meenakshi S, or with ``on_turn`` the
+    player on turn) has grouped the hand dealt to them as ``GROUPINGS[grouping]`` says, as their
+    arrangement earlier in the deal would be."""
     settings = TableSettings.objects.create(
         name="Six seats 101", format="101", entry_fee=1_000, seats=6, turn_seconds=300, pause_seconds=60
     )
@@ -492,10 +494,13 @@ def _six_seats_with_a_grouped_hand(grouping: str) -> tuple[Table, User]:
     def sit_and_group() -> None:  # off Playwright's event loop: joining notifies the server's sockets
         from tables import play
 
+        nonlocal viewer
         for user in users:
             services.table_join(table_id=table.pk, user=user)
         state = GameState.from_dict(game_of(table).state)
         assert state.deal is not None
+        if on_turn:
+            viewer = next(u for u in users if str(u.pk) == state.players[state.deal.turn].id)
         seat = next(i for i, p in enumerate(state.players) if p.id == str(viewer.pk))
         hand = [c.code for c in state.deal.hands[seat]]
         groups, start = [], 0
@@ -607,6 +612,50 @@ def test_a_selected_card_leaves_the_next_cards_index_in_view_on_a_phone(
         assert cards == []
         assert_nav_fits(page, "the table at 360x740", one_line=True)
         player.shot("layout-selected-card-360x740")
+        player.assert_clean()
+    finally:
+        player.close()
+        connections.close_all()
+
+
+def test_a_phone_held_sideways_at_640x360_shows_every_seat_whole_after_a_draw(
+    live_server_url: str, browser: Any
+) -> None:
+    """Issue 41: at 640×360 (a small phone held sideways) a hand in eight groups wrapped to a second
+    row after a draw, and the felt it took that row from cut off opponents' names and scores. The
+    hand of 14 cards keeps to one row there, and every seat stays whole inside the felt, the first
+    letter of its name clear of the dealer badge."""
+    table, viewer = _six_seats_with_a_grouped_hand("eight-groups", on_turn=True)
+    device = {**VIEWPORTS["740x360"], "viewport": {"width": 640, "height": 360}}
+    player = Player(browser, live_server_url, f"{viewer.username}@640x360", device)
+    try:
+        player.open_table(viewer, table.pk)
+        wait_until(lambda: len(player.page.locator("#groups .group").all()) == 8, "8 groups")
+        player.page.keyboard.press("d")
+        wait_until(lambda: len(player.hand()) == 14, "the drawn card at 640x360")
+        player.page.wait_for_timeout(700)  # the draw's animation
+        player.shot("layout-640x360-14")
+        rows = player.page.evaluate(HAND_ROWS)
+        problems = (
+            [f"640x360: the hand takes {rows}"] if rows["rows"] > 1 or (rows["step"] or 17) < 17 else []
+        )
+        problems += visible_problems(
+            player,
+            "640x360",
+            "after a draw",
+            [*TABLE_ITEMS, ("#seats .seat-name", False), ("#seats .seat-score", False)],
+        )
+        problems += seat_problems(player, "640x360", "mid-deal", 5)
+        problems += [f"640x360: {p}" for p in player.page.evaluate(CHECK)["problems"]]
+        # the dealer badge leaves the first letter of the name in view, at every seat (moved there
+        # through the page's state; the clock repaints it)
+        for seat in range(6):
+            player.page.evaluate("(seat) => { window.rummyTable.state.view.dealer = seat; }", seat)
+            player.page.wait_for_selector(f".seat[data-seat='{seat}'] .dealer", state="attached")
+            problems += [
+                f"640x360: the dealer badge over a name: {p}" for p in player.page.evaluate(DEALER_OVER_NAME)
+            ]
+        assert problems == [], "\n".join(problems)
         player.assert_clean()
     finally:
         player.close()

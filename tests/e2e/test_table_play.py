@@ -269,6 +269,7 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     page.click("#groups .card[data-code='KD']", position=CARD_SPOT)
     page.click("#btn-discard")
     page.wait_for_selector("#open-pile .card.top[data-code='KD']")
+    asha.confirmed()
     wait_until(lambda: not any("KD" in g for g in asha.hand_dom()), "KD to leave the hand")
     for nth in (1, 2, 4):
         page.wait_for_selector(f"#groups .group:nth-child({nth}) .group-label.kind-pure_sequence")
@@ -282,10 +283,12 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     ravi.shot("table-phone")
     rp.click("#open-pile .card.top")
     rp.wait_for_selector("#groups .card[data-code='KD']")
+    ravi.confirmed()
     record()
     assert_dom_holds_only_public_cards(ravi, state_of(pool_table), 1)
     ravi.drag(rp.locator("#groups .card[data-code='QD']"), rp.locator("#open-pile"))
     rp.wait_for_selector("#open-pile .card.top[data-code='QD']")
+    ravi.confirmed()
     record()
 
     # 3. Asha taps the deck (KS), drags KS onto the finish slot and declares.
@@ -293,6 +296,7 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     page.wait_for_selector("#open-pile.can")  # QD may be picked
     page.click("#closed-deck")
     page.wait_for_selector("#groups .card[data-code='KS']")
+    asha.confirmed()
     record()
     asha.drag(page.locator("#groups .card[data-code='KS']"), page.locator("#finish-slot"))
     page.wait_for_selector("#modal:not([hidden]) >> text=Valid declaration")

@@ -12,7 +12,7 @@ import { myTurn } from "./state.js";
 /**
  * A seat's running clock: time left, the fraction of its allowance left, turn or extra time, and
  * how urgent it looks.
- * @typedef {{left: number, frac: number, kind: DeadlineKind, level: string}} SeatTimer
+ * @typedef {{left: number, frac: number, kind: DeadlineKind, level: string, total: number}} SeatTimer
  */
 
 /** Milliseconds as "m:ss", never below 0:00. @param {number} ms */
@@ -41,7 +41,7 @@ export function timerOf(S, seat, now = Date.now()) {
   const total = dl.kind === "turn" ? v.rules.turn_ms : Math.max(v.players[seat].extra_ms || 1, 1);
   const frac = Math.max(0, Math.min(1, left / total));
   const level = left <= 5000 ? "red pulse" : frac <= 0.5 ? "amber" : "green";
-  return { left, frac, kind: dl.kind, level };
+  return { left, frac, kind: dl.kind, level, total };
 }
 
 /**

@@ -7,7 +7,8 @@
 import { play } from "../sounds.js";
 import { awaySummary, eventLine, eventSound } from "./ticker.js";
 import { noticeBanner } from "./notices.js";
-import { eventSpeech, say } from "./speech.js";
+import { eventSpeech, say, theCard } from "./speech.js";
+import { keepEcho, putBackWords, settleEcho } from "./echo.js";
 import {
   addNotice, addScores, autoSheet, clearQuick, isMe, isNewGame, legal, me, nameOf, resetGame, showQuick, takeOwnView,
   takeView,
@@ -31,8 +32,11 @@ const QUICK_SHOWN_MS = 4000;
  * @param {Verdicts} deps.verdicts
  * @param {() => void} deps.resync asks the server for a snapshot
  * @param {() => void} deps.yourTurn the player's turn began
+ * @param {(groups: import("../wire.js").Groups, ok: boolean, code?: string) => void} deps.arrangeAnswered the server
+ *   accepted or refused an arrangement of this page's (the error's code, if refused)
+ * @param {() => void} deps.viewTaken a new view is shown: an arrangement the server lacks may go now
  */
-export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
+export function createDispatch({ S, ui, verdicts, resync, yourTurn, arrangeAnswered, viewTaken }) {
   const { paint, toast } = ui;
   /** @type {import("./ticker.js").Who} */
   const who = { isMe: (seat) => isMe(S, seat), nameOf: (seat) => nameOf(S, seat) };
@@ -65,6 +69,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
     say(S, spoken.join(" "));
     autoSheet(S);
     paint();
+    viewTaken();
   }
 
   /**
@@ -75,10 +80,12 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
     switch (msg.type) {
       case "snapshot":
         if (S.snap && isNewGame(S, msg.game)) resetGame(S);
+        // the whole truth: no guess of the page's stands beside it, but a move it does not hold yet
+        if (S.echo && msg.version > S.echo.version) S.echo = null;
         S.version = msg.version;
         S.snap = msg;
         if (msg.presence) S.presence = msg.presence;
-        setView(msg.view, []);
+        setView(keepEcho(S, msg.version, msg.view), []);
         break;
       case "update": {
         const restarted = isNewGame(S, msg.game);
@@ -91,7 +98,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
           if (msg.seats) S.snap.seats = msg.seats;
           if (msg.table) S.snap.table = msg.table;
         }
-        setView(msg.view, msg.events || []);
+        setView(keepEcho(S, msg.version, msg.view), msg.events || []);
         if (msg.rebuilt && !restarted) {
           // caught up after the connection was away: what happened meanwhile, in a few lines
           const lines = awaySummary(msg.events || [], who);
@@ -112,13 +119,27 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn }) {
       case "evaluation":
         verdicts.onEvaluation(msg);
         break;
-      case "result":
-        if (!msg.ok) {
-          /** @type {Partial<import("../wire.js").WireError>} */
-          const err = msg.error || {};
-          if (!(sent && sent.quiet)) toast((err.message || "That move was refused") + (err.rule ? " (" + err.rule + ")" : ""));
+      case "result": {
+        // the player's own move, shown at once (echo.js): confirmed, or put back with the reason
+        const putBack = msg.request_id ? settleEcho(S, msg.request_id, msg.ok) : null;
+        const action = sent ? sent.action : null;
+        /** @type {Partial<import("../wire.js").WireError>} */
+        const err = (!msg.ok && msg.error) || {};
+        if (msg.ok && typeof msg.version === "number") S.answered = Math.max(S.answered, msg.version);
+        // the player's arrangement stays as it is, whatever the answer (moves.js sends it again if need be)
+        if (action && action.type === "arrange") arrangeAnswered(action.groups, !!msg.ok, err.code);
+        else if (!msg.ok) {
+          const reason = (err.message || "That move was refused") + (err.rule ? " (" + err.rule + ")" : "");
+          if (putBack) {
+            const words = putBackWords(putBack, reason, theCard);
+            toast(words);
+            say(S, words);
+            resync(); // the page thought the move allowed: the server's whole view, in case it knew better
+          } else if (!(sent && sent.quiet)) toast(reason);
         }
+        paint();
         break;
+      }
       case "error":
         toast((msg.error && msg.error.message) || "The server could not read that message");
         break;

@@ -6,7 +6,9 @@
 import { groupByRank, groupBySuit } from "../cards.js";
 import { groupSelected as groupCards, moveCard } from "../hand.js";
 import { newClientSeed } from "../fairness.js";
-import { canDiscard, canDraw, canFinish, handGroups, legal, myTurn, restoreFinish, without } from "./state.js";
+import { nextTable } from "./nextseat.js";
+import { canDiscard, canDraw, canFinish, cardsKey, handGroups, legal, myTurn, restoreFinish, takenFrom, without } from "./state.js";
+import { echoDiscard, echoOpenDraw } from "./echo.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
 /** @typedef {import("./state.js").Pos} Pos */
@@ -15,6 +17,12 @@ import { canDiscard, canDraw, canFinish, handGroups, legal, myTurn, restoreFinis
 /** @typedef {import("../socket.js").TableSocket} TableSocket */
 /** @typedef {import("../wire.js").Action} Action */
 /** @typedef {import("../wire.js").CardCode} CardCode */
+/** @typedef {import("../wire.js").Groups} Groups */
+
+/** How long a player's arrangement settles before it is sent (a drag or a key press rarely comes alone). */
+const ARRANGE_SETTLE_MS = 350;
+/** An arrangement the server could not store (its database away a moment) is tried again after this. */
+const ARRANGE_RETRY_MS = 1000;
 
 /**
  * @param {{S: TableState, cfg: TableConfig, socket: TableSocket, ui: Ui}} deps
@@ -23,31 +31,44 @@ export function createMoves({ S, cfg, socket, ui }) {
   const { paint, toast } = ui;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let arrangeTimer;
+  /** The player's arrangement is settling: it is sent when the timer ends. */
+  let settling = false;
 
-  /** Send an action; quiet: no word if it cannot be sent now. @param {Action} action @param {{quiet?: boolean}} [opts] */
+  /**
+   * Send an action; quiet: no word if it cannot be sent now. Its request id, if it went now.
+   * @param {Action} action @param {{quiet?: boolean}} [opts] @returns {string | null}
+   */
   function act(action, opts) {
-    if (!socket.act(action, opts) && !(opts && opts.quiet)) toast("Not connected: your move will be sent when the connection is back.", "info");
+    const { id, sent } = socket.act(action, opts);
+    if (!sent && !(opts && opts.quiet)) toast("Not connected: your move will be sent when the connection is back.", "info");
+    return sent ? id : null;
   }
 
-  /** @param {"closed" | "open"} source */
+  /** A draw from the open pile is shown at once (echo.js); one from the deck waits for its card. @param {"closed" | "open"} source */
   function drawFrom(source) {
     if (!canDraw(S)) { toast(myTurn(S) ? "You have drawn already: discard a card, or finish" : "It is not your turn to draw"); return; }
     if (source === "open" && !S.view?.can_pick_open) { toast("A joker on the open pile cannot be picked up"); return; }
-    act({ type: "draw", source });
+    const id = act({ type: "draw", source });
+    if (id && source === "open") {
+      echoOpenDraw(S, id);
+      if (S.echo && S.echo.id === id) ui.flash(S.echo.card, "drawn-in");
+      paint();
+    }
   }
 
-  /** @param {CardCode} code */
+  /** Shown at once (echo.js), when it went: a move waiting for the connection is not. @param {CardCode} code */
   function discard(code) {
     if (!canDiscard(S)) { toast("You can discard only on your turn, after drawing"); return; }
     S.selected = [];
-    act({ type: "discard", card: code });
+    const id = act({ type: "discard", card: code });
+    if (id) echoDiscard(S, id, code);
     paint();
   }
 
   /** Put `code` in the finish slot and ask to confirm the declaration. @param {CardCode} code @param {Pos | null} from */
   function startFinish(code, from) {
     if (!canFinish(S) || !S.groups) { toast("You can finish only on your turn, after drawing"); return; }
-    S.finishFrom = from || null;
+    S.finishFrom = takenFrom(S.groups, code, from);
     S.finishCard = code;
     S.groups = without(S.groups, code);
     S.selected = [];
@@ -60,6 +81,7 @@ export function createMoves({ S, cfg, socket, ui }) {
     S.finishCard = null; S.finishFrom = null;
     S.modal = null;
     paint();
+    sendOwedArrangement(); // held back while a card was out of the hand
   }
 
   function confirmFinish() {
@@ -69,16 +91,62 @@ export function createMoves({ S, cfg, socket, ui }) {
     paint();
   }
 
-  /** The arrangement changed: paint it, and tell the server once it settles (it is what gets scored). */
+  /**
+   * The player arranged: paint it, and tell the server once it settles (it is what gets scored). The
+   * page's arrangement is the player's: no answer of the server replaces it (state.js `takeView`
+   * keeps it across updates, adding and removing only the cards that moved); the server's copy
+   * follows it (`sendOwedArrangement`).
+   */
   function arranged() {
     S.selected = [];
+    S.arrangeOwed = true;
     paint();
     clearTimeout(arrangeTimer);
-    arrangeTimer = setTimeout(() => { if (legal(S, "arrange") && S.groups) act({ type: "arrange", groups: handGroups(S) }, { quiet: true }); }, 350);
+    settling = true;
+    arrangeTimer = setTimeout(() => { settling = false; sendOwedArrangement(); }, ARRANGE_SETTLE_MS);
+  }
+
+  /**
+   * Send the arrangement shown, if the server lacks a change of the player's and it can take it now:
+   * not while it settles or while an arrangement of this page waits for its answer (or for the
+   * connection: the socket sends it when it is back), and only holding the cards of the hand shown.
+   * Those the server refused last are not sent again: it is ahead of the page (an own draw or
+   * discard on its way back), and the update that says so sends it, as every new view does
+   * (dispatch.js).
+   */
+  function sendOwedArrangement() {
+    const v = S.view;
+    if (!S.arrangeOwed || settling || !v || !v.hand || !S.groups || !legal(S, "arrange")) return;
+    for (const p of socket.pending.values()) if (p.action.type === "arrange") return;
+    const groups = handGroups(S);
+    const cards = cardsKey(groups.flat());
+    if (cards !== cardsKey(v.hand) || cards === S.arrangeRefusedFor) return;
+    act({ type: "arrange", groups }, { quiet: true });
+  }
+
+  /**
+   * The server's answer to an arrangement. Accepted as the page shows it now, the server is even
+   * with the player; otherwise what changed since goes next. Refused, the page's arrangement stays
+   * as it is (the hand changed under it at the server, a draw or discard on its way; it goes again
+   * with the update, `sendOwedArrangement`), and a server that could not store it is asked again.
+   * @param {Groups} groups what was sent @param {boolean} ok @param {string} [code] the refusal's error code
+   */
+  function arrangeAnswered(groups, ok, code) {
+    if (ok) {
+      S.arrangeRefusedFor = null;
+      if (JSON.stringify(groups) === JSON.stringify(handGroups(S))) S.arrangeOwed = false;
+      else sendOwedArrangement();
+      return;
+    }
+    if (code === "unavailable") { setTimeout(sendOwedArrangement, ARRANGE_RETRY_MS); return; }
+    S.arrangeRefusedFor = cardsKey(groups.flat());
+    sendOwedArrangement();
   }
 
   return {
     act,
+    arrangeAnswered,
+    sendOwedArrangement,
     drawFrom,
     discard,
     startFinish,
@@ -115,8 +183,8 @@ export function createMoves({ S, cfg, socket, ui }) {
     },
     /**
      * Drop & go: leave this game in one step, then offer a seat at a table about to start with the
-     * same format and entry fee (the lobby's own list, GET /api/tables/: open, the most seats
-     * taken first), or the lobby when there is none.
+     * same format and entry fee (the lobby's own list, GET /api/tables/; nextseat.js picks one with
+     * someone seated), or the lobby when there is none.
      */
     dropAndGo() {
       const here = S.snap && S.snap.table;
@@ -126,9 +194,7 @@ export function createMoves({ S, cfg, socket, ui }) {
       fetch("/api/tables/?" + query, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then((r) => (r.ok ? r.json() : []))
         .then((/** @type {import("../wire.js").TableRow[]} */ rows) => {
-          const open = rows.filter((r) => r.id !== here.id && !r.practice && !r.private && r.seats_taken < r.seats);
-          open.sort((a, b) => b.seats_taken - a.seats_taken || a.id - b.id);
-          S.modal = { kind: "next-seat", table: open[0] || null };
+          S.modal = { kind: "next-seat", table: nextTable(rows, here.id) };
           paint();
         })
         .catch(() => { location.href = cfg.lobby_url; });

@@ -106,7 +106,7 @@ export const THRESHOLDS = [30, 10, 5];
 
 /**
  * The threshold the player's own clock has just crossed, once per turn: a number of seconds to
- * say, or null. Never a ticking clock: at most three times a turn.
+ * say, or null. Never a ticking clock: at most three times a turn, and none above half its length.
  * @param {TableState} S @param {number} [now] @returns {number | null}
  */
 export function crossedThreshold(S, now = Date.now()) {
@@ -116,8 +116,10 @@ export function crossedThreshold(S, now = Date.now()) {
   if (!tm || tm.left <= 0) return null;
   const key = v.deal_no + ":" + v.deadline.kind + ":" + v.deadline.at_ms;
   if (S.thresholds.key !== key) S.thresholds = { key, said: [] };
-  // crossed just now (within two ticks of the clock), not when the page opens late in a turn
-  const t = THRESHOLDS.find((x) => tm.left <= x * 1000 && tm.left > x * 1000 - 1500);
+  // crossed just now (within two ticks of the clock), not when the page opens late in a turn; and
+  // only when time is really running low: at most half the turn's (or the bank's) length, so that a
+  // 30-second turn does not start with "30 seconds left"
+  const t = THRESHOLDS.find((x) => x * 1000 <= tm.total / 2 && tm.left <= x * 1000 && tm.left > x * 1000 - 1500);
   if (t == null || S.thresholds.said.includes(t)) return null;
   S.thresholds.said.push(t);
   return t;

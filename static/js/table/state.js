@@ -4,7 +4,7 @@
 // keeps of its own: the player's arrangement between updates, the selection, the open sheet, the
 // banners. No DOM, no socket and no timer here: dispatch.js and moves.js call these transitions,
 // ui.js paints after them. No rule of the game either: what a seat may do is the view's `legal`.
-import { reconcile } from "../hand.js";
+import { putBack, reconcile } from "../hand.js";
 
 /** @typedef {import("../wire.js").View} View */
 /** @typedef {import("../wire.js").Snapshot} Snapshot */
@@ -17,7 +17,11 @@ import { reconcile } from "../hand.js";
 /** @typedef {import("../socket.js").ConnState} ConnState */
 /** @typedef {import("./config.js").TableConfig} TableConfig */
 
-/** A card's place in the arrangement: group `g`, index `i`. @typedef {{g: number, i: number}} Pos */
+/**
+ * A card's place in the arrangement: group `g`, index `i`; `alone` when it was a group by itself
+ * (taken out, the group goes; put back, it comes again).
+ * @typedef {{g: number, i: number, alone?: boolean}} Pos
+ */
 /** @typedef {"error" | "warn" | "info"} ToastKind */
 /** @typedef {{id: number, text: string, kind: ToastKind}} Toast */
 /**
@@ -46,8 +50,14 @@ import { reconcile } from "../hand.js";
  * @property {number} version the game version shown
  * @property {ConnState} conn
  * @property {string} connDetail
+ * @property {number} lostAt when the connection was lost (0: it is not)
  * @property {string} fatal why the socket closed for good
  * @property {Groups | null} groups the player's arrangement as the page shows it
+ * @property {boolean} arrangeOwed the arrangement holds a change of the player's the server has not accepted yet
+ * @property {string | null} arrangeRefusedFor the cards (`cardsKey`) of the last arrangement the server refused: not
+ *   sent again until the hand shown holds other cards (the update the server is ahead by comes first)
+ * @property {import("./echo.js").Echo | null} echo the player's own move shown before the server's answer
+ * @property {number} answered the game version the server named in its last `ok` to this page's moves
  * @property {string | null} handKey game:seat:deal of that arrangement
  * @property {string[]} selected selected cards, as "g:i"
  * @property {CardCode | null} finishCard the card put in the finish slot, while declaring
@@ -80,8 +90,8 @@ import { reconcile } from "../hand.js";
 export function newState(cfg, prefs) {
   return {
     snap: null, view: null, version: -1,
-    conn: "connecting", connDetail: "", fatal: "",
-    groups: null, handKey: null, selected: [],
+    conn: "connecting", connDetail: "", lostAt: 0, fatal: "",
+    groups: null, arrangeOwed: false, arrangeRefusedFor: null, echo: null, answered: -1, handKey: null, selected: [],
     finishCard: null, finishFrom: null,
     modal: null, autoSheetKey: null,
     toasts: [], notices: [], ticker: "", lastDrawn: null, anim: {}, dealing: false,
@@ -118,6 +128,8 @@ export const nameOf = (S, seat) => {
   if (v && v.players && seat != null && v.players[seat]) return isMe(S, seat) ? "You" : v.players[seat].name;
   return "Seat " + seat;
 };
+/** Cards as one key, whatever their order (two hands hold the same cards when their keys are equal). @param {CardCode[]} cards */
+export const cardsKey = (cards) => cards.slice().sort().join(" ");
 /** The arrangement without empty groups (what is sent and evaluated). @param {TableState} S */
 export const handGroups = (S) => (S.groups || []).filter((g) => g.length);
 /** "g:i" -> {g, i} @param {string} k @returns {Pos} */
@@ -139,6 +151,11 @@ export function cursorOf(S) {
   const g = groups.findIndex((x) => x.length);
   return { g, i: 0 };
 }
+/** The first place of `card` in the hand (where the card just drawn is marked new): the cursor goes there. @param {Groups} groups @param {CardCode} card @returns {Pos | null} */
+export function placeOf(groups, card) {
+  for (let g = 0; g < groups.length; g++) { const i = groups[g].indexOf(card); if (i >= 0) return { g, i }; }
+  return null;
+}
 /** A message's game is another than the one shown: a new game started at the table. @param {TableState} S @param {GameHeader | null | undefined} msgGame */
 export function isNewGame(S, msgGame) {
   return !!(msgGame && S.snap && S.snap.game && msgGame.id !== S.snap.game.id);
@@ -153,18 +170,22 @@ export function without(groups, card) {
 }
 /** `groups` with the finish card put back where it came from. @param {TableState} S @param {Groups} groups */
 export function restoreFinish(S, groups) {
-  const out = groups.map((g) => g.slice());
-  const f = S.finishFrom;
-  const card = /** @type {CardCode} */ (S.finishCard);
-  if (f && out[f.g]) out[f.g].splice(Math.min(f.i, out[f.g].length), 0, card);
-  else out.push([card]);
-  return out;
+  return putBack(groups, [/** @type {CardCode} */ (S.finishCard)], S.finishFrom);
+}
+/**
+ * Where `card` is taken out from, to put it back there: `hint` if the card is there (one of two
+ * copies), else its first place.
+ * @param {Groups} groups @param {CardCode} card @param {Pos | null} [hint] @returns {Pos | null}
+ */
+export function takenFrom(groups, card, hint) {
+  const at = hint && groups[hint.g] && groups[hint.g][hint.i] === card ? hint : placeOf(groups, card);
+  return at && { g: at.g, i: at.i, alone: groups[at.g].length === 1 };
 }
 
 // ------------------------------------------------------------------ transitions
 /** A new game at the table: nothing of the old one's hand, sheets or scores stays. @param {TableState} S */
 export function resetGame(S) {
-  S.groups = null; S.handKey = null; S.selected = []; S.finishCard = null; S.lastDrawn = null;
+  S.groups = null; S.arrangeOwed = false; S.arrangeRefusedFor = null; S.echo = null; S.answered = -1; S.handKey = null; S.selected = []; S.finishCard = null; S.lastDrawn = null;
   S.scores = []; S.autoSheetKey = null;
   if (S.modal && S.modal.kind !== "leave") S.modal = null;
 }
@@ -190,6 +211,7 @@ export function takeView(S, view) {
     if (key !== S.handKey || !S.groups) {
       S.groups = (v.arrangement && v.arrangement.length ? v.arrangement : [v.hand]).map((g) => g.slice());
       S.handKey = key; S.selected = []; S.finishCard = null; S.lastDrawn = null;
+      S.arrangeOwed = false; S.arrangeRefusedFor = null;
       dealt = true;
     } else {
       const inHand = S.groups.flat().length + (S.finishCard ? 1 : 0);
@@ -199,7 +221,7 @@ export function takeView(S, view) {
       if (S.finishCard) S.groups = without(S.groups, S.finishCard);
       if (inHand !== v.hand.length) S.selected = [];
     }
-    if (v.drawn_card && v.drawn_card !== (before && before.drawn_card)) { S.lastDrawn = v.drawn_card; drawn = v.drawn_card; }
+    if (v.drawn_card && v.drawn_card !== (before && before.drawn_card)) { S.lastDrawn = v.drawn_card; drawn = v.drawn_card; S.cursor = placeOf(S.groups, drawn) || S.cursor; }
   } else {
     S.groups = null; S.handKey = null; S.selected = []; S.finishCard = null;
     if (S.modal && S.modal.kind === "declare") S.modal = null;
@@ -210,13 +232,17 @@ export function takeView(S, view) {
 
 /**
  * Your own view changed at the same version (an arrangement made in another tab): take its
- * arrangement, unless the player has a card in hand or in the finish slot.
+ * arrangement, unless the player has a card in hand or in the finish slot, or this page has a
+ * change of its own the server has not accepted yet (it is newer: it goes to the server next, and
+ * from there to the other tab). While an own move is shown before its answer (echo.js) the view
+ * waits for the move's update, which holds the truth.
  * @param {TableState} S @param {View} view
  */
 export function takeOwnView(S, view) {
+  if (S.echo) return;
   S.view = view;
-  if (view.arrangement && !S.dragging && !S.pointerDown && !S.finishCard) {
-    S.groups = view.arrangement.map((g) => g.slice());
+  if (view.arrangement && view.hand && !S.arrangeOwed && !S.dragging && !S.pointerDown && !S.finishCard) {
+    S.groups = reconcile(view.arrangement, view.hand, null);
     S.selected = [];
   }
 }

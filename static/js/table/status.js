@@ -12,6 +12,7 @@ export function statusText(S) {
   if (!snap || !snap.game || !v) return "";
   const m = me(S);
   if (v.phase === "playing" && v.deal_phase === "turn") {
+    if (S.echo && S.echo.kind === "discard") return "You discarded: the next turn is on its way";
     if (myTurn(S)) {
       if (v.has_drawn) return "Your turn: discard a card, or finish";
       return v.can_pick_open ? "Your turn: draw from the deck or the open pile" : "Your turn: draw from the deck (the joker on the open pile can't be taken)";

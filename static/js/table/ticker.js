@@ -83,18 +83,21 @@ function unknownEvent(e) {
 const AWAY_TOLD = new Set(["drop", "declaration", "show", "eliminated", "rejoined", "player_left", "game_over"]);
 
 /**
- * "While you were away", from the events a reconnected page caught up with: how many turns were
- * played, the turns the timer played for you, and what changed the game. Empty when nothing did.
+ * "While you were away", from the events a reconnected (or reopened) page caught up with: how many
+ * turns were played, the turns the timer played for you, what changed the game and the deals that
+ * ended. Empty when nothing did.
  * @param {GameEvent[]} events @param {Who} who @returns {string[]}
  */
 export function awaySummary(events, who) {
   const turns = events.filter((e) => e.type === "turn").length;
   const missed = events.filter((e) => e.type === "turn_missed" && who.isMe(e.seat)).length;
   const told = events.filter((e) => AWAY_TOLD.has(e.type)).map((e) => eventLine(e, who)).filter(Boolean);
-  if (turns < 2 && !missed && !told.length) return [];
+  const ended = events.flatMap((e) => (e.type === "deal_over"
+    ? ["Deal " + e.deal_no + " ended" + (e.winner == null ? "." : who.isMe(e.winner) ? ": you won it." : ": " + who.nameOf(e.winner) + " won it.")] : []));
+  if (turns < 2 && !missed && !told.length && !ended.length) return [];
   /** @type {string[]} */
   const lines = [];
   if (turns) lines.push(turns + (turns === 1 ? " turn was" : " turns were") + " played.");
   if (missed) lines.push("The timer played " + missed + (missed === 1 ? " turn" : " turns") + " for you (a missed turn discards the card drawn).");
-  return lines.concat(told.slice(-6));
+  return lines.concat(told.slice(-6), ended.slice(-3));
 }

@@ -8,11 +8,15 @@ import { Center } from "./center.js";
 import { HandSummary } from "./hand_summary.js";
 import { ModalView } from "./modals.js";
 import { Notices } from "./notices.js";
+import { ConnBanner } from "./conn.js";
 import { MeBar, Seats } from "./seats.js";
 import { QuickButton } from "./quick.js";
 import { Waiting } from "./waiting.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
+
+/** The connection dot's words. */
+const CONN_WORDS = { open: "Connected", connecting: "Connecting", closed: "Connection lost" };
 /** @typedef {import("../ctrl.js").TableCtrl} TableCtrl */
 
 /** @param {{s: TableState, t: TableCtrl, joinSeed: string}} props */
@@ -48,13 +52,13 @@ export function App({ s, t, joinSeed }) {
           onClick=${() => t.toggleMute()}>${s.muted ? "♪ off" : "♪ on"}</button>
         ${typeof Notification !== "undefined" && Notification.permission !== "denied" ? html`<button type="button" id="btn-notify" class="tool icon" aria-pressed=${s.notify}
           title=${s.notify ? "Turn notifications on" : "Notify me when it is my turn"} onClick=${() => t.toggleNotify()}>${s.notify ? "Alerts on" : "Alerts"}</button>` : null}
-        <span id="conn" class=${"conn conn-" + s.conn} title=${s.conn}>●</span>
+        <span id="conn" class=${"conn conn-" + s.conn} title=${CONN_WORDS[s.conn]} role="img" aria-label=${CONN_WORDS[s.conn]}>●</span>
       </div>
     </header>
     <div id="behind-modal" class="behind-modal" inert=${behind}>
     <${Notices} s=${s} t=${t} />
-    ${s.fatal || s.conn === "closed" ? html`<div id="reconnect-banner" class="banner">${s.fatal || s.connDetail || "Reconnecting…"}</div>` : null}
-    <section id="felt" class="felt" aria-label="The table">
+    <${ConnBanner} s=${s} />
+    <section id="felt" class="felt" aria-label="The table" tabindex="-1">
       ${waiting ? null : html`<${Seats} s=${s} />`}
       ${waiting ? null : html`<${Center} s=${s} t=${t} />`}
       ${snap && waiting ? html`<${Waiting} s=${s} t=${t} joinSeed=${joinSeed} />` : null}

@@ -3,7 +3,7 @@
 // a place to tap or drop a card on), the status line, the ticker, and the groups shown in a
 // declaration.
 import { html } from "../../../vendor/htm-preact/standalone.module.js";
-import { Card, CardBack, hasWildRank } from "../../cards.js";
+import { Card, CardBack, CardRow, hasWildRank } from "../../cards.js";
 import { posOf } from "../state.js";
 import { spokenCard } from "../speech.js";
 import { statusText } from "../status.js";
@@ -92,6 +92,6 @@ function Declared({ s, t }) {
   if (!v || v.phase !== "declaring" || !v.shown || !Object.keys(v.shown).length) return null;
   return html`<section id="declared" class="declared">${Object.keys(v.shown).map((seat) => html`<div class="shown-row" key=${seat}>
     <span class="shown-name">${t.nameOf(+seat)}${String(v.declarer) === seat ? " declared" : " showed"}</span>
-    <span class="shown-groups">${v.shown[seat].map((g, k) => html`<span class="mini-group" key=${k}>${g.map((c, ci) => html`<${Card} key=${c + ci} code=${c} tiny wild=${hasWildRank(c, v.wild_rank)} />`)}</span>`)}</span>
+    <span class="shown-groups">${v.shown[seat].map((g, k) => html`<${CardRow} key=${k} cards=${g} wildRank=${v.wild_rank} tiny cls="mini-group" />`)}</span>
   </div>`)}</section>`;
 }

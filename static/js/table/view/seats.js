@@ -2,7 +2,7 @@
 // The players round the felt: name, score, drops left, cards held, and the clock of the one on
 // turn (or their time bank). Your own seat box sits over your hand (MeBar).
 import { html } from "../../../vendor/htm-preact/standalone.module.js";
-import { STATUS_LABEL } from "../../sheets.js";
+import { STATUS_LABEL } from "../../outcomes.js";
 import { fmtSecs, timerOf } from "../clocks.js";
 
 /** @typedef {import("../state.js").TableState} TableState */
@@ -21,12 +21,12 @@ export function SeatBox({ s, p, i, mine, style }) {
   const away = !!pres && !pres.connected && !p.left;
   const cls = "seat" + (mine ? " me" : "") + (away ? " away" : "") + (p.eliminated ? " out" : "") + (stat && !p.eliminated ? " inactive" : "") + (active ? " turn" : "");
   return html`<div class=${cls} data-seat=${i} style=${style || ""}>
-    <div class="avatar">${(p.name || "?").trim().slice(0, 1).toUpperCase()}${v.dealer === i ? html`<span class="dealer" title="Dealer">D</span>` : null}</div>
+    <div class="avatar" aria-hidden="true">${(p.name || "?").trim().slice(0, 1).toUpperCase()}${v.dealer === i ? html`<span class="dealer" title="Dealer">D</span>` : null}</div>
     <div class="seat-info">
-      <div class="seat-name" title=${p.name}>${p.name}${mine ? html` <small>(you)</small>` : null}</div>
-      <div class="seat-score" title="Pool score / limit">${p.score}<small>/${v.pool_limit}</small>
+      <div class="seat-name" title=${p.name}>${p.name}${mine ? html` <small>(you)</small>` : null}${v.dealer === i ? html`<span class="sr-only">, dealer</span>` : null}${active ? html`<span class="sr-only">, on turn</span>` : null}<span class="sr-only">.</span></div>
+      <div class="seat-score" title="Pool score / limit"><span class="sr-only">Score </span>${p.score}<small><span aria-hidden="true">/</span><span class="sr-only"> of </span>${v.pool_limit}</small><span class="sr-only">;</span>
         <span class="drops" title="Drops remaining">${p.drops_remaining}${p.drops_remaining === 1 ? " drop" : " drops"}</span>
-        ${!mine && p.card_count ? html`<span class="ccount" title="Cards in hand">${p.card_count} cards</span>` : null}</div>
+        ${!mine && p.card_count ? html`<span class="sr-only">;</span><span class="ccount" title="Cards in hand">${p.card_count} cards</span>` : null}<span class="sr-only">.</span></div>
       ${stat ? html`<div class="seat-stat">${stat}</div>` : null}
       ${away ? html`<div class="seat-away" title="This player's table is closed: their turns are played by the timer">${awayWords(pres.away_since, p)}</div>` : null}
       ${tm ? html`<div class=${"timer " + tm.level + (tm.kind === "extra" ? " extra" : "")}>
