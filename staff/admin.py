@@ -7,7 +7,7 @@ admin classes from here, so that only this app depends on the staff services."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
@@ -24,8 +24,9 @@ from django.utils.html import format_html
 
 from accounts import emailchange, play
 from accounts.admin import PlayerAdmin
-from accounts.admin_base import BigListMixin, ReadOnlyAdmin
 from accounts.models import EmailChange, PlayLimit, SelfExclusion, Suspension, User
+from accounts.requests import signed_in
+from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin
 from staff import audit, authority, player, roles, selectors, services, statement
 from staff.export import export_csv
 from staff.forms import BulkTablesForm, CancelGameForm, NoteForm, ReasonForm, SuspendForm
@@ -125,7 +126,10 @@ def _shown(value: Any) -> str:
 # ---------------------------------------------------------------------------
 # changes made on an admin page: each asks why, and goes into the audit trail
 # ---------------------------------------------------------------------------
-def with_reason(form: type[forms.BaseForm]) -> type[forms.BaseForm]:
+FormT = TypeVar("FormT", bound=forms.BaseForm)
+
+
+def with_reason(form: type[FormT]) -> type[FormT]:
     """``form`` with the reason field every audited admin change asks for."""
     field = forms.CharField(
         label="Reason for this change",
@@ -143,8 +147,10 @@ class ReasonedAdminMixin:
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)  # type: ignore[misc]
         editable = (
-            self.has_change_permission(request, obj) if obj is not None else self.has_add_permission(request)
-        )  # type: ignore[attr-defined]
+            self.has_change_permission(request, obj)  # type: ignore[attr-defined]  # ModelAdmin's: a mixin of it
+            if obj is not None
+            else self.has_add_permission(request)  # type: ignore[attr-defined]  # as above
+        )
         if editable:
             return [*fieldsets, ("Why", {"fields": ["audit_reason"]})]
         return fieldsets
@@ -243,7 +249,7 @@ class StaffPoolGameAdmin(PoolGameAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 result = services.cancel_game(
-                    staff=request.user,
+                    staff=signed_in(request),
                     game=game,
                     reason=form.cleaned_data["reason"],
                     message=form.cleaned_data["message"],
@@ -283,7 +289,7 @@ class StaffPoolGameAdmin(PoolGameAdmin):
         live = selectors.live_hands(game)
         if live is not None:
             audit.record(
-                staff=request.user,
+                staff=signed_in(request),
                 action="view_live_hands",
                 target=game,
                 reason=reason,
@@ -337,7 +343,7 @@ class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
         for table in queryset:
             try:
                 services.set_table_open(
-                    staff=request.user, table=table, is_open=is_open, reason=form.cleaned_data["reason"]
+                    staff=signed_in(request), table=table, is_open=is_open, reason=form.cleaned_data["reason"]
                 )
             except services.StaffError as exc:
                 self.message_user(request, f"{table}: {exc}", messages.ERROR)
@@ -370,7 +376,7 @@ class StaffTableSettingsAdmin(ReasonedAdminMixin, TableSettingsAdmin):
                 try:
                     made += len(
                         services.create_tables(
-                            staff=request.user,
+                            staff=signed_in(request),
                             settings_row=row,
                             count=form.cleaned_data["count"],
                             prefix=form.cleaned_data["prefix"] if queryset.count() == 1 else "",
@@ -524,7 +530,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
         form = NoteForm(request.POST)
         if form.is_valid():
             try:
-                services.add_note(staff=request.user, user=target, text=form.cleaned_data["text"])
+                services.add_note(staff=signed_in(request), user=target, text=form.cleaned_data["text"])
             except services.Refused as exc:
                 raise PermissionDenied(str(exc)) from exc
             except services.StaffError as exc:
@@ -636,7 +642,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
             for user in queryset:
                 try:
                     services.suspend(
-                        staff=request.user,
+                        staff=signed_in(request),
                         user=user,
                         reason=form.cleaned_data["reason"],
                         message=form.cleaned_data["message"],
@@ -661,7 +667,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
             for user in queryset:
                 try:
                     services.lift_suspension(
-                        staff=request.user, user=user, reason=form.cleaned_data["reason"]
+                        staff=signed_in(request), user=user, reason=form.cleaned_data["reason"]
                     )
                     self.message_user(request, f"{user.username}: suspension lifted.", messages.SUCCESS)
                 except services.StaffError as exc:
@@ -682,7 +688,7 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
 
 
 @admin.register(Group)
-class StaffGroupAdmin(ReasonedAdminMixin, GroupAdmin):
+class StaffGroupAdmin(QuickRowsMixin, ReasonedAdminMixin, GroupAdmin):
     """Roles: what each may do is a superuser's decision (``staff.authority``)."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -765,9 +771,9 @@ class EmailChangeAdmin(ReadOnlyAdmin):
                 try:
                     authority.check_may_act_on(request.user, change.user, verb="revert_email_change")
                     with audit.service_action():  # recorded once, as the revert (staff.credentials)
-                        emailchange.revert(change, by=request.user, reason=form.cleaned_data["reason"])
+                        emailchange.revert(change, by=signed_in(request), reason=form.cleaned_data["reason"])
                 except audit.StaffRefused as exc:
-                    audit.record_refusal(staff=request.user, refused=exc)
+                    audit.record_refusal(staff=signed_in(request), refused=exc)
                     self.message_user(request, f"{change.user}: {exc}", messages.ERROR)
                 except emailchange.EmailChangeError as exc:
                     self.message_user(request, f"{change.user}: {exc}", messages.ERROR)
@@ -850,7 +856,7 @@ class StaffAccountAdmin(AccountAdmin):
             bonus = form.cleaned_data["chips"] == "bonus"
             try:
                 adjusted = services.adjust_wallet(
-                    staff=request.user,
+                    staff=signed_in(request),
                     user=player,
                     amount=form.cleaned_data["amount"],
                     reason=form.cleaned_data["reason"],
@@ -896,7 +902,7 @@ class StaffAccountAdmin(AccountAdmin):
                 cash=format_money(balances["cash"]),
                 bonus=format_money(balances["bonus"]),
                 form=form,
-                controls=selectors.adjustment_controls(staff=request.user),
+                controls=selectors.adjustment_controls(staff=signed_in(request)),
             ),
         )
 
@@ -930,7 +936,13 @@ class StaffAccountAdmin(AccountAdmin):
             return False
         if hasattr(account, "may_adjust"):  # read with its page (``read_owners``)
             return bool(account.may_adjust)
-        owner = account.user if account.user_id else User.objects.filter(pk=account.player_id).first()
+        owner = (
+            account.user
+            if account.user_id
+            else (
+                User.objects.filter(pk=account.player_id).first() if account.player_id is not None else None
+            )
+        )
         return authority.may_act_on(request.user, owner)
 
     def get_list_display(self, request: HttpRequest) -> Any:
@@ -992,7 +1004,7 @@ class AdjustmentRequestAdmin(ReadOnlyAdmin):
     def _decide(self, request: HttpRequest, queryset: QuerySet[AdjustmentRequest], approve: bool) -> None:
         for req in queryset:
             try:
-                services.decide_adjustment(staff=request.user, request=req, approve=approve)
+                services.decide_adjustment(staff=signed_in(request), request=req, approve=approve)
                 self.message_user(
                     request, f"{req}: {'approved' if approve else 'rejected'}.", messages.SUCCESS
                 )

@@ -11,7 +11,6 @@ class StaffConfig(AppConfig):
         from staff import (  # noqa: F401
             authority,  # refuses, below every form, a staff change the roles do not allow
             credentials,  # holds resets back after a staff change of an address (after authority)
-            receivers,  # connects accounts.play.play_blocked to the tables
         )
         from staff.roles import ensure_groups
 

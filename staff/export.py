@@ -33,10 +33,11 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import strip_tags
 
+from accounts.requests import signed_in
+from core.celeryapp import app as celery_app
 from staff import audit
 from staff.forms import ExportForm
 from staff.models import ExportJob
-from tables.worker import app as celery_app
 
 #: A cell starting with one of these is a formula to a spreadsheet (OWASP's list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -135,7 +136,7 @@ def export_csv(
             label=f"{opts.verbose_name_plural} (CSV export)",
         )
         job = ExportJob.objects.create(
-            requested_by=request.user,
+            requested_by=signed_in(request),
             model=opts.label,
             list_name=str(opts.verbose_name_plural),
             query=request.GET.urlencode(),

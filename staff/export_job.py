@@ -5,7 +5,7 @@ for a request with their user and the list's query string (filters, search, orde
 columns, filters and role checks are the admin's (a staff member who lost the list's view
 permission meanwhile gets nothing). Rows are read ``EXPORT_CHUNK_ROWS`` at a time and written
 straight to a temporary file, so memory stays the same whatever the list's length. Where the list's
-order can be followed by seek (``accounts.admin_paging``: its own columns, ending with a unique one,
+order can be followed by seek (``core.admin_paging``: its own columns, ending with a unique one,
 as every big list's default order does) each piece is the rows after the last one written, a short
 query read by the order's index, no transaction held open; else one server-side cursor
 (``QuerySet.iterator``), which PostgreSQL, outside a transaction (``WITH HOLD``), fills with the
@@ -39,7 +39,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
-from accounts.admin_paging import beyond, seek_fields
+from core.admin_paging import beyond, seek_fields
 from staff.export import cell_text, list_columns, safe_cell
 from staff.models import ExportJob
 

@@ -18,6 +18,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 
+from accounts.requests import signed_in
 from staff import audit
 from staff.export_job import storage
 from staff.models import ExportJob
@@ -33,7 +34,7 @@ def exports(request: HttpRequest) -> HttpResponse:
     """The staff member's latest exports (a superuser sees everyone's)."""
     jobs = ExportJob.objects.select_related("requested_by")
     if not request.user.is_superuser:
-        jobs = jobs.filter(requested_by=request.user)
+        jobs = jobs.filter(requested_by=signed_in(request))
     shown = list(jobs[:SHOWN])
     busy = any(j.status in (ExportJob.Status.QUEUED, ExportJob.Status.RUNNING) for j in shown)
     context = {
@@ -69,8 +70,9 @@ def download(request: HttpRequest, pk: int) -> FileResponse:
         filename=name,
         content_type="text/csv; charset=utf-8",
     )
-    if isinstance(request, ASGIRequest):  # its headers (length, name) kept; the file closed after
-        response.streaming_content = _blocks(response.file_to_stream)
+    stream = response.file_to_stream  # the storage's file, which has read(): never None here
+    if isinstance(request, ASGIRequest) and stream is not None:  # its headers kept; the file closed after
+        response.streaming_content = _blocks(stream)
     return response
 
 

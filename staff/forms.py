@@ -62,7 +62,7 @@ class SuspendForm(ReasonForm):
 
 class BulkTablesForm(ReasonForm):
     count = forms.IntegerField(min_value=1, max_value=100, initial=1)
-    prefix = forms.CharField(
+    prefix = forms.CharField(  # type: ignore[assignment]  # a field: the form's metaclass takes it off the class
         max_length=50, required=False, help_text="Table names; the settings' name if blank."
     )
 

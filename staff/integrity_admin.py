@@ -5,7 +5,7 @@ accounts, clear links, decide a flag and replay its deals face up, each through
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from accounts.models import User
+from accounts.requests import signed_in
 from integrity.admin import AccountLinkAdmin, FlagAdmin
 from integrity.models import AccountLink, Flag
 from staff import integrity as fairplay
@@ -90,7 +91,9 @@ class DecisionForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.flag = flag
         people = [u for u in (flag.user_a, flag.user_b) if u is not None]
-        self.fields["suspend"].choices = [(str(u.pk), u.username) for u in people]
+        cast(forms.MultipleChoiceField, self.fields["suspend"]).choices = [
+            (str(u.pk), u.username) for u in people
+        ]
         if flag.signal in ("chip_dumping", "feeding") and not self.is_bound:
             chips = flag.figures.get("net_chips")
             if chips:
@@ -149,7 +152,7 @@ class StaffFlagAdmin(FlagAdmin):
         form = DecisionForm(request.POST, flag=flag)
         if form.is_valid():
             try:
-                done = fairplay.decide_flag(staff=request.user, flag=flag, d=form.to_decision())
+                done = fairplay.decide_flag(staff=signed_in(request), flag=flag, d=form.to_decision())
             except StaffError as exc:
                 form.add_error(None, str(exc))
             else:
@@ -166,7 +169,7 @@ class StaffFlagAdmin(FlagAdmin):
         flag = get_object_or_404(Flag, pk=flag_id)
         deal = get_object_or_404(Deal.objects.select_related("game"), pk=deal_id, finished_at__isnull=False)
         try:
-            fairplay.record_replay(staff=request.user, flag=flag, deal=deal)
+            fairplay.record_replay(staff=signed_in(request), flag=flag, deal=deal)
         except StaffError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return HttpResponseRedirect(reverse("admin:integrity_flag_change", args=[flag.pk]))
@@ -202,7 +205,7 @@ class StaffAccountLinkAdmin(AccountLinkAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 row = fairplay.link_accounts(
-                    staff=request.user,
+                    staff=signed_in(request),
                     a=form.cleaned_data["first"],
                     b=form.cleaned_data["second"],
                     reason=form.cleaned_data["reason"],
@@ -226,7 +229,9 @@ class StaffAccountLinkAdmin(AccountLinkAdmin):
         if "apply" in request.POST and form.is_valid():
             for row in queryset.select_related("user_a", "user_b"):
                 try:
-                    fairplay.clear_link(staff=request.user, link=row, reason=form.cleaned_data["reason"])
+                    fairplay.clear_link(
+                        staff=signed_in(request), link=row, reason=form.cleaned_data["reason"]
+                    )
                     self.message_user(request, f"{row}: link cleared.", messages.SUCCESS)
                 except StaffError as exc:
                     self.message_user(request, f"{row}: {exc}", messages.ERROR)

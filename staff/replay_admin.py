@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
+from accounts.requests import signed_in
 from staff import replays
 from staff.audit import StaffRefused
 from staff.forms import ReasonForm
@@ -48,16 +49,17 @@ class StaffDealAdmin(DealAdmin):
         deal = get_object_or_404(
             Deal.objects.select_related("game__table__settings"), pk=deal_id, finished_at__isnull=False
         )
-        if not replays.may_open_face_up(request.user):
+        staff = signed_in(request)
+        if not replays.may_open_face_up(staff):
             raise StaffRefused(
-                f"{request.user.username}'s role may not see the hands of a deal",
+                f"{staff.username}'s role may not see the hands of a deal",
                 verb=replays.VERB,
                 target=deal.game,
             )
         form = FaceUpReasonForm(request.POST if request.method == "POST" else None)
         if request.method == "POST" and form.is_valid():
             try:
-                data = replays.open_face_up(staff=request.user, deal=deal, reason=form.cleaned_data["reason"])
+                data = replays.open_face_up(staff=staff, deal=deal, reason=form.cleaned_data["reason"])
             except Refused as exc:
                 raise PermissionDenied(str(exc)) from exc
             except StaffError as exc:

@@ -91,7 +91,7 @@ def game_page(game: PoolGame) -> dict[str, Any]:
             {
                 "seat": i,
                 "name": p.name,
-                "user": by_user.get(p.id).user if p.id in by_user else None,
+                "user": by_user[p.id].user if p.id in by_user else None,
                 "score": p.score,
                 "drops_remaining": state.drops_remaining(i),
                 "eliminated": p.eliminated,
@@ -379,6 +379,7 @@ def overdue_timers(now: datetime) -> tuple[int, list[dict[str, Any]]]:
             "url": reverse("admin:tables_poolgame_change", args=[g.pk]),
         }
         for g in rows
+        if g.deadline_at is not None  # every one: the query filtered by it
     ]
 
 

@@ -75,7 +75,7 @@ def _legs(
     forward = OLDEST not in cursor and AFTER not in cursor  # newest first
     # the game of a row: the escrow account on the other side of its transaction
     escrow = Entry.objects.filter(transaction_id=OuterRef("transaction_id"), account__kind=AccountKind.ESCROW)
-    parts: list[QuerySet[Entry]] = []
+    parts: list[QuerySet[Entry, dict[str, Any]]] = []
     for account in accounts:
         qs = Entry.objects.filter(account_id=account)
         if BEFORE in cursor:
@@ -98,7 +98,9 @@ def _legs(
     return (page if forward else page[::-1]), more, found
 
 
-def _part(qs: QuerySet[Entry], escrow: QuerySet[Entry], order: str, limit: int, *, behind: bool) -> Any:
+def _part(
+    qs: QuerySet[Entry], escrow: QuerySet[Entry], order: str, limit: int, *, behind: bool
+) -> QuerySet[Entry, dict[str, Any]]:
     """One account's rows of the statement's UNION ALL (``behind``: read for its balance only)."""
     return (
         qs.annotate(escrow=Subquery(escrow.values("account__ref")[:1]), behind=Value(behind))

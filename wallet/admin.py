@@ -9,9 +9,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
-from accounts.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from accounts.lookup import named
 from accounts.models import User
+from core.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
 from wallet.money import format_money
 

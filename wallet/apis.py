@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.requests import signed_in
 from wallet.money import format_money
 from wallet.selectors import chip_balances, wallet_history
 from wallet.services import claim_daily_topup
@@ -106,7 +107,7 @@ class WalletDailyClaimApi(APIView):
     )
     def post(self, request: Request) -> Response:
         """Claim today's free chips (once per UTC day); a second claim is refused (409)."""
-        txn = claim_daily_topup(user=request.user)
+        txn = claim_daily_topup(user=signed_in(request))
         amount = txn.entries.get(amount__gt=0).amount
         payload = {
             "transaction_id": txn.pk,

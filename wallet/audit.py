@@ -91,8 +91,8 @@ def check_ledger() -> list[str]:
         problems.append(f"stored account balances sum to {balance_total}, not zero")
 
     negative = Account.objects.filter(Q(kind__in=NON_NEGATIVE_KINDS) & Q(balance__lt=0)).order_by("pk")
-    for account in negative[:MAX_LISTED]:
-        problems.append(f"{account.kind} account {account.label} is negative: {account.balance}")
+    for below in negative[:MAX_LISTED]:
+        problems.append(f"{below.kind} account {below.label} is negative: {below.balance}")
     return problems
 
 

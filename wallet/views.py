@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.requests import signed_in
 from wallet.errors import DailyTopupAlreadyClaimed, DailyTopupNeedsMailbox
 from wallet.money import chips, format_money
 from wallet.selectors import chip_balances, daily_topup_claimed, wallet_history_page
@@ -17,11 +18,12 @@ from wallet.services import claim_daily_topup, daily_topup_allowed
 
 @login_required
 def wallet_page(request: HttpRequest) -> HttpResponse:
+    user = signed_in(request)
     context = {
-        "chips": chip_balances(user=request.user),
-        "page": wallet_history_page(user=request.user, page=request.GET.get("page")),
-        "daily_claimed": daily_topup_claimed(user=request.user),
-        "daily_allowed": daily_topup_allowed(user=request.user),
+        "chips": chip_balances(user=user),
+        "page": wallet_history_page(user=user, page=request.GET.get("page")),
+        "daily_claimed": daily_topup_claimed(user=user),
+        "daily_allowed": daily_topup_allowed(user=user),
         "daily_amount": chips(settings.DAILY_TOPUP_CHIPS),
     }
     return render(request, "wallet/wallet.html", context)
@@ -31,7 +33,7 @@ def wallet_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 def claim_daily(request: HttpRequest) -> HttpResponse:
     try:
-        txn = claim_daily_topup(user=request.user)
+        txn = claim_daily_topup(user=signed_in(request))
     except DailyTopupAlreadyClaimed:
         messages.error(request, "You have already claimed today's free chips. Come back after midnight UTC.")
     except DailyTopupNeedsMailbox as exc:

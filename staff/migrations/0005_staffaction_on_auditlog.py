@@ -3,7 +3,13 @@ that changes made on any admin page land in the same append-only table as the st
 entries. The rows already kept move over: ``at`` -> ``timestamp``, ``staff`` -> ``actor``,
 ``action`` -> ``verb``, ``target`` -> ``object_repr`` (and the object it names), ``before`` and
 ``after`` -> ``changes`` as ``{key: [before, after]}``. The PostgreSQL trigger that refuses any
-change is lifted for the move and put back after it."""
+change is lifted for the move and put back after it.
+
+The trail is written by every staff action while the site runs, so the migration is not atomic:
+each change is committed on its own and holds the table's lock for an instant (indexes built and
+dropped ``CONCURRENTLY``, foreign keys and ``NOT NULL`` checked without blocking writes:
+``core.migration_ops.WhileServing``), and the rows move a batch at a time, each batch in its
+own transaction."""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
+
+from core.migration_ops import InOneTransaction, WhileServing, in_batches
 
 DROP_TRIGGER = "DROP TRIGGER IF EXISTS staff_staffaction_append_only ON staff_staffaction;"
 CREATE_TRIGGER = """
@@ -46,26 +54,35 @@ def move_rows(apps, schema_editor):
     StaffAction = apps.get_model("staff", "StaffAction")
     ContentType = apps.get_model("contenttypes", "ContentType")
     fallback, _ = ContentType.objects.get_or_create(app_label="staff", model="staffaction")
-    for row in StaffAction.objects.all().order_by("pk"):
-        before, after = row.before or {}, row.after or {}
-        changes = {key: [before.get(key), after.get(key)] for key in [*before, *(k for k in after if k not in before)]}
-        prefix, _, rest = (row.object_repr or "").partition(":")
-        pk = rest.split(" ", 1)[0]
-        content_type = fallback
-        if prefix in TARGETS and pk.isdigit():
+    types = {}
+
+    def type_of(prefix):
+        if prefix not in types:
             app_label, model = TARGETS[prefix]
-            content_type, _ = ContentType.objects.get_or_create(app_label=app_label, model=model)
-        else:
-            pk = str(row.pk)
-        StaffAction.objects.filter(pk=row.pk).update(
-            changes=changes,
-            content_type=content_type,
-            object_pk=pk,
-            object_id=int(pk) if pk.isdigit() else None,
-        )
+            types[prefix], _ = ContentType.objects.get_or_create(app_label=app_label, model=model)
+        return types[prefix]
+
+    def move(batch):
+        rows = list(batch)
+        for row in rows:
+            before, after = row.before or {}, row.after or {}
+            keys = [*before, *(k for k in after if k not in before)]
+            row.changes = {key: [before.get(key), after.get(key)] for key in keys}
+            prefix, _, rest = (row.object_repr or "").partition(":")
+            pk = rest.split(" ", 1)[0]
+            if prefix in TARGETS and pk.isdigit():
+                row.content_type = type_of(prefix)
+            else:
+                row.content_type, pk = fallback, str(row.pk)
+            row.object_pk, row.object_id = pk, int(pk) if pk.isdigit() else None
+        StaffAction.objects.bulk_update(rows, ["changes", "content_type", "object_pk", "object_id"])
+
+    in_batches(StaffAction.objects.using(schema_editor.connection.alias), move)
 
 
 class Migration(migrations.Migration):
+    atomic = False  # each change committed on its own, the rows moved batch by batch
+
     dependencies = [
         ("staff", "0004_adjustment_of_bonus_chips"),
         ("contenttypes", "0002_remove_content_type_name"),
@@ -73,67 +90,86 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(_sql(DROP_TRIGGER), _sql(CREATE_TRIGGER)),
-        migrations.RenameField("staffaction", "at", "timestamp"),
-        migrations.RenameField("staffaction", "staff", "actor"),
-        migrations.RenameField("staffaction", "action", "verb"),
+        # the first locks of the trail's table: stopped by lock_timeout, none of these has happened
+        InOneTransaction(
+            migrations.RunPython(_sql(DROP_TRIGGER), _sql(CREATE_TRIGGER)),
+            migrations.RenameField("staffaction", "at", "timestamp"),
+            migrations.RenameField("staffaction", "staff", "actor"),
+            migrations.RenameField("staffaction", "action", "verb"),
+        ),
         # PostgreSQL keeps an index's name when its column is renamed: drop the old ``action`` index
         # here, so that the new ``action`` field below can have its own and ``verb`` gets one anew.
-        migrations.AlterField("staffaction", "verb", models.CharField(max_length=40)),
+        WhileServing(
+            migrations.AlterField("staffaction", "verb", models.CharField(max_length=40))
+        ),
         migrations.RenameField("staffaction", "target", "object_repr"),
-        migrations.AlterField(
-            "staffaction",
-            "timestamp",
-            models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name="timestamp"),
+        WhileServing(
+            migrations.AlterField(
+                "staffaction",
+                "timestamp",
+                models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name="timestamp"),
+            )
         ),
-        migrations.AlterField(
-            "staffaction",
-            "actor",
-            models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-            ),
+        WhileServing(
+            migrations.AlterField(
+                "staffaction",
+                "actor",
+                models.ForeignKey(
+                    blank=True,
+                    null=True,
+                    on_delete=django.db.models.deletion.PROTECT,
+                    related_name="+",
+                    to=settings.AUTH_USER_MODEL,
+                ),
+            )
         ),
-        migrations.AlterField("staffaction", "verb", models.CharField(db_index=True, max_length=60)),
+        WhileServing(
+            migrations.AlterField("staffaction", "verb", models.CharField(db_index=True, max_length=60))
+        ),
         migrations.AlterField(
             "staffaction", "object_repr", models.TextField(verbose_name="object representation")
         ),
-        migrations.AddField(
-            "staffaction",
-            "content_type",
-            models.ForeignKey(
-                null=True,
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
-                to="contenttypes.contenttype",
-                verbose_name="content type",
-            ),
+        WhileServing(
+            migrations.AddField(
+                "staffaction",
+                "content_type",
+                models.ForeignKey(
+                    null=True,
+                    on_delete=django.db.models.deletion.CASCADE,
+                    related_name="+",
+                    to="contenttypes.contenttype",
+                    verbose_name="content type",
+                ),
+            )
         ),
-        migrations.AddField(
-            "staffaction",
-            "object_pk",
-            models.CharField(db_index=True, default="", max_length=255, verbose_name="object pk"),
-            preserve_default=False,
+        WhileServing(
+            migrations.AddField(
+                "staffaction",
+                "object_pk",
+                models.CharField(db_index=True, default="", max_length=255, verbose_name="object pk"),
+                preserve_default=False,
+            )
         ),
-        migrations.AddField(
-            "staffaction",
-            "object_id",
-            models.BigIntegerField(blank=True, db_index=True, null=True, verbose_name="object id"),
+        WhileServing(
+            migrations.AddField(
+                "staffaction",
+                "object_id",
+                models.BigIntegerField(blank=True, db_index=True, null=True, verbose_name="object id"),
+            )
         ),
         migrations.AddField("staffaction", "serialized_data", models.JSONField(null=True)),
-        migrations.AddField(
-            "staffaction",
-            "action",
-            models.PositiveSmallIntegerField(
-                choices=[(0, "create"), (1, "update"), (2, "delete"), (3, "access")],
-                db_index=True,
-                default=1,
-                verbose_name="action",
-            ),
-            preserve_default=False,
+        WhileServing(
+            migrations.AddField(
+                "staffaction",
+                "action",
+                models.PositiveSmallIntegerField(
+                    choices=[(0, "create"), (1, "update"), (2, "delete"), (3, "access")],
+                    db_index=True,
+                    default=1,
+                    verbose_name="action",
+                ),
+                preserve_default=False,
+            )
         ),
         migrations.AddField(
             "staffaction",
@@ -142,10 +178,12 @@ class Migration(migrations.Migration):
             preserve_default=False,
         ),
         migrations.AddField("staffaction", "changes", models.JSONField(null=True, verbose_name="change message")),
-        migrations.AddField(
-            "staffaction",
-            "cid",
-            models.CharField(blank=True, db_index=True, max_length=255, null=True, verbose_name="Correlation ID"),
+        WhileServing(
+            migrations.AddField(
+                "staffaction",
+                "cid",
+                models.CharField(blank=True, db_index=True, max_length=255, null=True, verbose_name="Correlation ID"),
+            )
         ),
         migrations.AddField(
             "staffaction",
@@ -170,15 +208,17 @@ class Migration(migrations.Migration):
         migrations.RunPython(move_rows, migrations.RunPython.noop),
         migrations.RemoveField("staffaction", "before"),
         migrations.RemoveField("staffaction", "after"),
-        migrations.AlterField(
-            "staffaction",
-            "content_type",
-            models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
-                to="contenttypes.contenttype",
-                verbose_name="content type",
-            ),
+        WhileServing(
+            migrations.AlterField(
+                "staffaction",
+                "content_type",
+                models.ForeignKey(
+                    on_delete=django.db.models.deletion.CASCADE,
+                    related_name="+",
+                    to="contenttypes.contenttype",
+                    verbose_name="content type",
+                ),
+            )
         ),
         migrations.AlterModelOptions(
             name="staffaction",

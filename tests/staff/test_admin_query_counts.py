@@ -167,7 +167,7 @@ def test_the_user_list_says_who_may_play_without_a_query_per_row(client: Client)
 def test_an_unfiltered_list_of_a_big_table_is_not_counted_row_by_row(
     require_postgres: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from accounts import admin_paging as admin_base
+    from core import admin_paging as admin_base
 
     root = User.objects.create_superuser("root", email="root@example.com", password="x-root-2026")
     game = PoolGame.objects.create(

@@ -28,8 +28,8 @@ from tables.models import Deal, GameEvent, PoolGame, Table
 from tables.staffops import TABLE_CLOSED_MESSAGE
 from tests.sockets import open_table
 from tests.staff.conftest import make_staff
-from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends
 from tests.tables.conftest import make_player, make_table
+from tests.tables.games import drop_until_the_first_deal_ends
 from wallet.audit import check_ledger
 from wallet.models import LedgerTransaction
 
@@ -106,7 +106,7 @@ def _started(settlement: str) -> tuple[Table, PoolGame, list[User]]:
     game = table.games.get()
     assert game.status == PoolGame.Status.RUNNING
     if settlement == "split":
-        _drop_until_the_first_deal_ends(game)  # after the first deal: the pool is shared
+        drop_until_the_first_deal_ends(game)  # after the first deal: the pool is shared
     return table, game, players
 
 

@@ -21,7 +21,7 @@ from django.urls import reverse
 from accounts.models import EmailChange, User
 from staff.models import StaffAction
 from tests.staff.conftest import make_staff
-from tests.staff.test_insiders import Insider as Browser
+from tests.staff.insider import Insider as Browser
 
 pytestmark = pytest.mark.django_db
 

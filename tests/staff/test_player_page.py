@@ -21,7 +21,7 @@ from staff.models import AuditImmutable, StaffAction, StaffNote
 from staff.selectors import integrity_sections
 from tables.models import PoolGame
 from tests.staff.conftest import make_staff
-from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends, _started_game
+from tests.tables.games import drop_until_the_first_deal_ends, started_game
 from wallet.models import Entry, LedgerTransaction
 from wallet.selectors import chip_balances
 from wallet.services import grant
@@ -41,8 +41,8 @@ def test_the_statement_lists_every_movement_of_the_players_chips_with_running_ba
 ) -> None:
     """A settlement and a grant carry no ``caused_by``: the statement is read from the player's
     entries, so each is there, and the balances after each row add up to today's."""
-    game, players = _started_game(fee=1_000)
-    _drop_until_the_first_deal_ends(game)
+    game, players = started_game(fee=1_000)
+    drop_until_the_first_deal_ends(game)
     client = client_for(administrator)
     client.post(
         reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "t", "message": "Stopped."}
@@ -95,8 +95,8 @@ def test_the_statement_pages_keep_both_running_balances_right(administrator: Use
 def test_games_deals_suspensions_exclusions_and_limits_are_on_the_page(
     support: User, client_for: ClientFor
 ) -> None:
-    game, players = _started_game(fee=1_000)
-    _drop_until_the_first_deal_ends(game)
+    game, players = started_game(fee=1_000)
+    drop_until_the_first_deal_ends(game)
     asha = players[0]
     now = timezone.now()
     play.set_limit(user=asha, kind=PlayLimit.Kind.SPEND, value=50_000)

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from tests.staff.test_admin_bounded import _clients, _events
+from tests.staff.admin_clients import game_with_events, staff_clients
 
 # committed, not in a test's transaction: in production no transaction surrounds the request
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,8 +18,8 @@ def test_a_query_past_the_admins_deadline_answers_503_with_words(
 ) -> None:
     from tables.admin import GameEventAdmin
 
-    _events(3)
-    client = _clients()["Support agent"]
+    game_with_events(3)
+    client = staff_clients()["Support agent"]
     settings.ADMIN_STATEMENT_TIMEOUT_MS = 200  # type: ignore[attr-defined]
     slow = GameEventAdmin.get_queryset
 

@@ -15,14 +15,14 @@ from django.utils import timezone
 
 from accounts import play
 from accounts.models import User
-from game_engine.game import GameState
 from staff.audit import record
 from staff.models import AdjustmentRequest, AuditImmutable, StaffAction
 from tables import services
 from tables.models import GameEvent, PoolGame, Table
+from tests.helpers import sign_up
 from tests.staff.conftest import make_staff
 from tests.tables.conftest import make_player, make_table
-from tests.tables.test_bonus_farming import _sign_up
+from tests.tables.games import drop_until_the_first_deal_ends, game_state, join_by_form, started_game
 from wallet.audit import check_ledger
 from wallet.models import Account, AccountKind
 from wallet.selectors import chip_balances, escrow_balance, wallet_balance
@@ -32,44 +32,10 @@ pytestmark = pytest.mark.django_db
 ClientFor = Callable[[User], Client]
 
 
-def _state(game: PoolGame) -> GameState:
-    game.refresh_from_db()
-    return GameState.from_dict(game.state)
-
-
-def _join_by_form(user: User, table: Table) -> Client:
-    client = Client()
-    client.force_login(user)
-    response = client.post(f"/tables/{table.pk}/join/")
-    assert response.status_code == 302
-    return client
-
-
-def _started_game(fee: int = 1_000) -> tuple[PoolGame, list[User]]:
-    table = make_table(fee=fee, seats=3, seed=7)
-    players = [make_player(n) for n in ("asha", "ravi", "meena")]
-    for p in players:
-        _join_by_form(p, table)
-    game = table.games.get()
-    assert game.status == PoolGame.Status.RUNNING
-    return game, players
-
-
-def _drop_until_the_first_deal_ends(game: PoolGame) -> GameState:
-    n = 0
-    while (state := _state(game)).last_result is None:
-        turn = state.deal.turn
-        user = User.objects.get(pk=int(state.players[turn].id))
-        answer = services.game_act(game_id=game.pk, user=user, request_id=f"d{n}", action={"type": "drop"})
-        assert answer["ok"], answer
-        n += 1
-    return state
-
-
 def test_cancel_before_the_first_deal_ends_refunds_every_fee(
     administrator: User, client_for: ClientFor
 ) -> None:
-    game, players = _started_game()
+    game, players = started_game()
     assert [wallet_balance(user=p) for p in players] == [90_00] * 3
     client = client_for(administrator)
     page = client.get(reverse("admin:tables_poolgame_cancel", args=[game.pk])).content.decode()
@@ -90,7 +56,7 @@ def test_cancel_before_the_first_deal_ends_refunds_every_fee(
     assert entry.before["status"] == "running" and entry.after["settlement"] == "refund"
     # the timers of the cancelled game do nothing; a new game can gather at the table
     assert services.game_timeout(game_id=game.pk, version=game.version) is False
-    _join_by_form(players[0], game.table)
+    join_by_form(players[0], game.table)
     assert game.table.games.filter(status=PoolGame.Status.WAITING).exists()
 
 
@@ -101,9 +67,9 @@ def test_cancel_before_the_first_deal_ends_refunds_bonus_chips_as_bonus_and_reco
     """Fresh accounts pay with bonus chips (docs/rules.md §8.6): the refund and the result sheet count them."""
     cache.clear()
     table = make_table(fee=1_000, seats=3, seed=7)
-    players = [_sign_up(name) for name in ("asha", "ravi", "meena")]
+    players = [sign_up(name) for name in ("asha", "ravi", "meena")]
     for p in players:
-        _join_by_form(p, table)
+        join_by_form(p, table)
     game = table.games.get()
     assert game.status == PoolGame.Status.RUNNING
     assert [chip_balances(user=p)["bonus"] for p in players] == [990_00] * 3
@@ -124,8 +90,8 @@ def test_cancel_before_the_first_deal_ends_refunds_bonus_chips_as_bonus_and_reco
 def test_cancel_after_the_first_deal_shares_the_pool_by_drops_remaining(
     administrator: User, client_for: ClientFor
 ) -> None:
-    game, players = _started_game(fee=1_000)
-    state = _drop_until_the_first_deal_ends(game)
+    game, players = started_game(fee=1_000)
+    state = drop_until_the_first_deal_ends(game)
     scores = {p.id: p.score for p in state.players}
     # two first drops of 20 (docs/rules.md §6.7) and a winner at 0
     assert sorted(scores.values()) == [0, 20, 20]
@@ -154,10 +120,10 @@ def test_cancel_after_the_first_deal_shares_the_pool_by_drops_remaining(
 def test_closing_a_table_stops_new_games_and_the_running_one_plays_on(
     administrator: User, client_for: ClientFor
 ) -> None:
-    game, players = _started_game()
+    game, players = started_game()
     waiting_table = make_table(fee=500, seats=3)
     early = make_player("early")
-    _join_by_form(early, waiting_table)
+    join_by_form(early, waiting_table)
     client = client_for(administrator)
     chosen = {"action": "close_tables", "_selected_action": [game.table_id, waiting_table.pk]}
     asked = client.post(reverse("admin:tables_table_changelist"), chosen)  # the action asks why first
@@ -169,7 +135,7 @@ def test_closing_a_table_stops_new_games_and_the_running_one_plays_on(
     assert response.status_code == 302
     assert not Table.objects.get(pk=game.table_id).is_open
     # the running game goes on
-    assert _drop_until_the_first_deal_ends(game).last_result is not None
+    assert drop_until_the_first_deal_ends(game).last_result is not None
     game.refresh_from_db()
     assert game.status == PoolGame.Status.RUNNING
     # the waiting game was cancelled and its fee refunded; nobody can join either table
@@ -219,8 +185,8 @@ def test_tables_are_created_in_bulk_from_settings(administrator: User, client_fo
 def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
     support: User, client_for: ClientFor, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
-    game, players = _started_game()
-    state = _state(game)
+    game, players = started_game()
+    state = game_state(game)
     on_turn = User.objects.get(pk=int(state.players[state.deal.turn].id))
     until = timezone.now() + timedelta(days=3)
     with django_capture_on_commit_callbacks(execute=True):  # the drop runs after the commit
@@ -237,7 +203,7 @@ def test_a_suspended_player_cannot_join_is_dropped_at_the_table_and_sees_why(
         )
     assert response.status_code == 302, response.content.decode()[:500]
     # auto-dropped from this turn (their turn, before drawing), and they cannot undo it
-    state = _state(game)
+    state = game_state(game)
     seat = next(i for i, p in enumerate(state.players) if p.id == str(on_turn.pk))
     assert state.players[seat].auto_drop
     assert GameEvent.objects.filter(
@@ -323,7 +289,7 @@ def test_staff_take_back_bonus_chips_and_leave_the_cash_alone(
     only debit cash chips, which a farming account does not have."""
     settings.ADJUSTMENT_APPROVAL_ABOVE_RUPEES = 500  # type: ignore[attr-defined]
     settings.ADJUSTMENT_APPROVAL_WINDOW_HOURS = 0  # type: ignore[attr-defined]  # each adjustment on its own
-    farmer = _sign_up("farmer1")  # 1,000 bonus chips, no cash
+    farmer = sign_up("farmer1")  # 1,000 bonus chips, no cash
     client = client_for(administrator)
     # staff look the player up by name, as they would: their bonus account is the row there is
     listing = client.get(reverse("admin:wallet_account_changelist"), {"q": "farmer1"}).content.decode()
@@ -389,7 +355,7 @@ def test_a_support_agent_without_the_wallet_permission_cannot_adjust(
     assert agent.get(url).status_code == 403
     assert agent.post(url, {"amount": "5", "reason": "x", "idempotency_key": "adjust:1"}).status_code == 403
     assert wallet_balance(user=asha) == 100_00
-    game, _ = _started_game()
+    game, _ = started_game()
     assert agent.get(reverse("admin:tables_poolgame_cancel", args=[game.pk])).status_code == 403
     assert agent.get(reverse("admin:tables_poolgame_change", args=[game.pk])).status_code == 200
     assert agent.get(reverse("staff-dashboard")).status_code == 200

@@ -12,7 +12,7 @@ from django.urls import reverse
 from accounts.models import User
 from staff.models import StaffAction
 from tests.staff.conftest import make_staff
-from tests.staff.test_staff_actions import _drop_until_the_first_deal_ends, _started_game
+from tests.tables.games import drop_until_the_first_deal_ends, started_game
 from wallet.audit import run_check
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +27,8 @@ def _no_inline_script(page: str) -> None:
 def test_game_page_shows_players_deals_and_money_in_rupees_but_no_hand(
     support: User, client_for: Callable[[User], Client]
 ) -> None:
-    game, players = _started_game(fee=1_000)
-    _drop_until_the_first_deal_ends(game)
+    game, players = started_game(fee=1_000)
+    drop_until_the_first_deal_ends(game)
     game.refresh_from_db()
     agent = client_for(support)
     page = agent.get(reverse("admin:tables_poolgame_change", args=[game.pk])).content.decode()
@@ -51,7 +51,7 @@ def test_game_page_shows_players_deals_and_money_in_rupees_but_no_hand(
 def test_only_game_integrity_sees_live_hands_with_a_reason_and_each_look_is_recorded(
     support: User, client_for: Callable[[User], Client]
 ) -> None:
-    game, _ = _started_game(fee=1_000)
+    game, _ = started_game(fee=1_000)
     live = reverse("admin:tables_poolgame_live", args=[game.pk])
     # the support agent asks for the hands by the URL: refused, and the attempt is recorded
     assert client_for(support).get(live, {"reason": "curious"}).status_code == 403
@@ -75,8 +75,8 @@ def test_only_game_integrity_sees_live_hands_with_a_reason_and_each_look_is_reco
 def test_dashboard_shows_the_figures_the_rake_chart_and_the_ledger_verdict(
     administrator: User, client_for: Callable[[User], Client]
 ) -> None:
-    game, _ = _started_game(fee=1_000)
-    _drop_until_the_first_deal_ends(game)
+    game, _ = started_game(fee=1_000)
+    drop_until_the_first_deal_ends(game)
     client = client_for(administrator)
     client.post(
         reverse("admin:tables_poolgame_cancel", args=[game.pk]), {"reason": "test", "message": "Stopped."}
@@ -96,7 +96,7 @@ def test_dashboard_shows_the_figures_the_rake_chart_and_the_ledger_verdict(
 
 
 def test_every_staff_list_opens(administrator: User, client_for: Callable[[User], Client]) -> None:
-    game, _ = _started_game()
+    game, _ = started_game()
     client = client_for(administrator)
     for name in (
         "admin:staff_staffaction_changelist",

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import User
-from tests.staff.test_admin_bounded import NUMS, _clients, _link, _load
+from tests.staff.admin_clients import NUMS, anchor_href, load_with_queries, staff_clients
 from wallet.models import Entry
 from wallet.services import grant
 
@@ -21,12 +21,12 @@ def test_the_statement_of_a_busy_player_pages_by_seek_with_running_balances() ->
     for n in range(60):
         grant(user=asha, amount=100 * (n + 1), idempotency_key=f"busy:{n}")
     url = reverse("admin:accounts_user_player", args=[asha.pk])
-    for role, client in _clients().items():
-        first, _ = _load(client, url)
-        older = _link(first, "statement-older")
+    for role, client in staff_clients().items():
+        first, _ = load_with_queries(client, url)
+        older = anchor_href(first, "statement-older")
         assert older is not None and "statement=" not in older, role
-        second, sql = _load(client, url + older.split("#")[0])
-        oldest, sql2 = _load(client, url + _link(first, "statement-oldest").split("#")[0])
+        second, sql = load_with_queries(client, url + older.split("#")[0])
+        oldest, sql2 = load_with_queries(client, url + anchor_href(first, "statement-oldest").split("#")[0])
         for query in sql + sql2:
             if "wallet_entry" in query:
                 assert "OFFSET" not in query.upper() and "SUM(" not in query.upper(), (role, query)
@@ -35,7 +35,7 @@ def test_the_statement_of_a_busy_player_pages_by_seek_with_running_balances() ->
         assert rows[-1][0] == "₹1.00" and rows[-1][2] == "₹1.00", (role, rows[-1])
         middle = re.findall(NUMS, second)
         # "newer" from the second page is the first page again, balances and all
-        back, sql3 = _load(client, url + _link(second, "statement-newer").split("#")[0])
+        back, sql3 = load_with_queries(client, url + anchor_href(second, "statement-newer").split("#")[0])
         assert re.findall(NUMS, back) == re.findall(NUMS, first), role
         assert not any("OFFSET" in q.upper() or "SUM(" in q.upper() for q in sql3 if "wallet_entry" in q)
         balance = sum(100 * (n + 1) for n in range(60 - 25)) / 100
