@@ -2,10 +2,11 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
 from accounts.models import User
+from core.admin_base import QuickRowsMixin
 
 
 @admin.register(User)
-class PlayerAdmin(UserAdmin):  # type: ignore[type-arg]
+class PlayerAdmin(QuickRowsMixin, UserAdmin):  # type: ignore[type-arg]
     fieldsets = (*UserAdmin.fieldsets, ("Table", {"fields": ("display_name",)}))  # type: ignore[misc]
-    list_display = ("username", "display_name", "email", "is_staff", "date_joined")
+    list_display: tuple[str, ...] = ("username", "display_name", "email", "is_staff", "date_joined")
     search_fields = ("username", "display_name", "email")

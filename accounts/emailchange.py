@@ -130,9 +130,10 @@ def change_for_token(token: str) -> EmailChange | None:
         data = signing.loads(token, salt=SALT)
     except signing.BadSignature:
         return None
+    change_id = data.get("change") if isinstance(data, dict) else None
     change = (
-        EmailChange.objects.select_related("user").filter(pk=data.get("change")).first()
-        if isinstance(data, dict)
+        EmailChange.objects.select_related("user").filter(pk=change_id).first()
+        if change_id is not None
         else None
     )
     if change is None or change.old_email != data.get("old"):

@@ -14,6 +14,10 @@ EMAIL_TAKEN = "Another account already uses this e-mail address."
 
 
 class User(AbstractUser):
+    #: Set by ``accounts.receivers`` between a save's pre_save and post_save: whether it deactivates
+    #: the account (an annotation only: no column, no default).
+    _deactivated: bool
+
     display_name = models.CharField(
         max_length=24, blank=True, help_text="Shown to other players at the table; the username if blank."
     )

@@ -6,7 +6,7 @@ services that seat a player, start practice and apply every table action
 (``tables.restrictions``), so the pages, the JSON API and the sockets all obey it.
 Starting a block (a suspension, a self-exclusion, a deactivation) sends
 ``play_blocked``: the tables app drops the player at their tables and closes their
-sockets (connected in ``staff.receivers``; accounts imports no other app).
+sockets (connected in ``tables.receivers``; accounts imports no other app).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from accounts.boundsql import bound_cursor
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
+from core.boundsql import bound_cursor
 
 #: Sent after commit with ``user_id`` when a player may no longer play (suspended, self-excluded,
 #: deactivated).

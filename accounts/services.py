@@ -98,7 +98,8 @@ def confirm_by_token(token: str) -> tuple[User, Confirmed]:
         raise ConfirmationRefused(
             "This confirmation link is not valid. Use the newest mail we sent you."
         ) from None
-    user = User.objects.filter(pk=data.get("u") if isinstance(data, dict) else None).first()
+    user_id = data.get("u") if isinstance(data, dict) else None
+    user = User.objects.filter(pk=user_id).first() if user_id is not None else None
     if user is None or not isinstance(data.get("e"), str):
         raise ConfirmationRefused("This confirmation link is not valid. Use the newest mail we sent you.")
     return user, confirm_email(user=user, address=data["e"])

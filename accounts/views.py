@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from accounts import emailchange, play, services
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
 from accounts.models import EMAIL_TAKEN, PlayLimit, User
+from accounts.requests import signed_in
 from accounts.signals import signed_up
 from accounts.throttle import TOO_FAST, release_signup, reserve_signup
 
@@ -88,7 +89,7 @@ def send_confirmation_again(request: HttpRequest) -> HttpResponse:
     back = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
         back = reverse("lobby")
-    user = request.user
+    user = signed_in(request)
     if not user.email or user.email_confirmed:
         messages.info(
             request, "Your address is confirmed already." if user.email else "Add an address first."
@@ -116,7 +117,7 @@ def _limit_words(status: play.LimitStatus) -> dict[str, int | str | None]:
 
 
 def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]:
-    user = request.user
+    user = signed_in(request)
     spend = play.limit_status(user, PlayLimit.Kind.SPEND)
     time = play.limit_status(user, PlayLimit.Kind.TIME)
     initial = {
@@ -135,7 +136,7 @@ def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
-    old_email = request.user.email  # the form's validation writes the new one on the user
+    old_email = signed_in(request).email  # the form's validation writes the new one on the user
     form = ProfileForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         try:
@@ -159,14 +160,12 @@ def set_limits(request: HttpRequest) -> HttpResponse:
         return render(
             request, "accounts/profile.html", _profile_context(request, limits_form=form), status=400
         )
+    user = signed_in(request)
     for kind in (PlayLimit.Kind.SPEND, PlayLimit.Kind.TIME):
         value = form.cleaned_data[kind]
-        if (
-            value == play.current_limit(request.user, kind)
-            and not play.limit_status(request.user, kind).has_pending
-        ):
+        if value == play.current_limit(user, kind) and not play.limit_status(user, kind).has_pending:
             continue
-        row = play.set_limit(user=request.user, kind=kind, value=value)
+        row = play.set_limit(user=user, kind=kind, value=value)
         if row.effective_at > row.created_at:
             messages.info(
                 request,
@@ -186,7 +185,7 @@ def self_exclude(request: HttpRequest) -> HttpResponse:
             request, "accounts/profile.html", _profile_context(request, exclusion_form=form), status=400
         )
     try:
-        exclusion = play.self_exclude(user=request.user, period=form.cleaned_data["period"])
+        exclusion = play.self_exclude(user=signed_in(request), period=form.cleaned_data["period"])
     except play.PlayRefused as exc:
         form.add_error(None, str(exc))
         return render(

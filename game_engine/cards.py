@@ -50,7 +50,7 @@ class Card:
     rank: int
     suit: str
     #: Canonical notation: ``10H``, ``QS``, ``AD``, ``PJ``. Made once with the card: the state, the
-    #: views and the events write every card's code at every action (a property cost 3 % of a server's CPU).
+    #: views and the events write every card's code at every action (a property costs a busy server's CPU).
     code: str = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from core.dbretry import auth_middleware_stack  # noqa: E402
 from rummy_site.autobahn_logs import defer_frame_highlights  # noqa: E402
 from rummy_site.collector import settle_long_lived_objects  # noqa: E402
 from rummy_site.daphne_access import route_access_log  # noqa: E402
@@ -20,7 +21,6 @@ from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
 from rummy_site.twisted_writes import write_at_once  # noqa: E402
 from rummy_site.ws_security import SameOriginValidator  # noqa: E402
-from tables.dbretry import auth_middleware_stack  # noqa: E402
 
 route_access_log()  # Daphne: its access lines in the site's log format (docs/operations.md, "Logs")
 defer_frame_highlights()  # Daphne: autobahn's per-frame debug lines cost nothing unless written

@@ -1,11 +1,18 @@
-"""The site's Celery app: the tables' (``tables.worker``: turn timers, missed turns, auto drops,
-the next deal, the bots), and a health check for operators."""
+"""The site's Celery app (``core.celeryapp``) as its worker and beat run it: the site's log lines
+(``sitelog.celerylog``) and metrics, the tables' consumer steps, and a health check for operators."""
 
 from __future__ import annotations
 
-from tables.worker import app
+from core.celeryapp import app
+from sitelog import celerylog  # noqa: F401  (the site's log format in the worker and beat; each task's ids)
+from sitemetrics import celerysignals  # noqa: F401  (each task's run time and delay; the worker's and beat's /metrics)
 
 __all__ = ["app"]
+
+# each (re)connection of a separate worker to the broker re-arms every game's timer (tables.tasks)
+app.steps["consumer"].add("tables.tasks.RearmTimers")
+# the worker's heartbeat for /healthz, written from the consumer's own timer (tables.heartbeat)
+app.steps["consumer"].add("tables.heartbeat.Heartbeat")
 
 
 @app.task(name="rummy_site.ping", ignore_result=False)

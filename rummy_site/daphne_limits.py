@@ -2,7 +2,7 @@
 
 Daphne hands every message the application sends to Twisted, which keeps what
 the client has not read yet in memory, without limit: a client that never reads
-grew a server by 280 MB in two seconds, not returned after it left. Here, before
+grows a server by hundreds of megabytes in seconds, not returned after it leaves. Here, before
 each send, Daphne's WebSocket protocol looks at what its transport still holds;
 past the limit it aborts the connection (the consumer gets its disconnect) and
 sends nothing more. Daphne has no setting for this, so its reply handler is

@@ -77,11 +77,11 @@ def _select_one() -> None:
     would wait out the pool's timeout or the system's TCP one."""
     timeout = float(settings.HEALTH_DEADLINE_SECONDS)
     if connection.vendor == "sqlite":
-        db = sqlite3.connect(str(connection.settings_dict["NAME"]), timeout=timeout)
+        lite = sqlite3.connect(str(connection.settings_dict["NAME"]), timeout=timeout)
         try:
-            db.execute("SELECT 1").fetchone()
+            lite.execute("SELECT 1").fetchone()
         finally:
-            db.close()
+            lite.close()
         return
     import psycopg
 

@@ -1,7 +1,8 @@
 """Settings for the Pool Rummy site.
 
-Every environment variable is read in the ENVIRONMENT section below and
-nowhere else. With nothing set the site runs on embedded defaults: SQLite,
+Every environment variable the settings use is read in the ENVIRONMENT section
+below; a process's own switches are read where it starts (the metrics' port and
+directory in ``sitemetrics``, ``RUMMY_EMBEDDED_WORKER`` in ``rummy_site.asgi``). With nothing set the site runs on embedded defaults: SQLite,
 the in-memory channel layer and a Celery worker thread on Celery's in-memory
 transport. ``REDIS_URL`` switches to channels-redis and a Redis broker (the
 worker then runs as its own process); ``DATABASE_URL`` picks the database.
@@ -168,6 +169,11 @@ DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
 #: PostgreSQL: the role the site's processes connect as, granted after every migrate by the schema's
 #: owner (rummy_site/db_roles.py): it cannot disable a trigger, truncate, or change the append-only tables.
 DB_APP_ROLE = os.environ.get("DB_APP_ROLE", "").strip()
+#: PostgreSQL: how long ``migrate`` waits for a table's lock before it gives up (``lock_timeout``,
+#: rummy_site/migration_locks.py; 0: for ever). A statement waiting for its lock makes every query
+#: on the table queue behind it, so a migration meeting a long transaction fails soon and is run
+#: again, rather than stopping the tables' games while it waits (docs/operations.md, "Upgrades").
+MIGRATION_LOCK_TIMEOUT_MS = _int("MIGRATION_LOCK_TIMEOUT_MS", 5000)
 #: Threads a Daphne process runs the table sockets' database work on (0: Channels' one shared thread).
 WS_DB_THREADS = _int("WS_DB_THREADS", 0)
 #: The ASGI server's collector thresholds (``gc.set_threshold``: new objects before a young
@@ -188,6 +194,9 @@ WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: Seconds a socket stays counted in Redis (tables.socket_registry) unless its process renews it.
 WS_REGISTRY_TTL_SECONDS = _int("WS_REGISTRY_TTL_SECONDS", 90)
+#: A socket that has sent nothing, not even a ping, for this many seconds is closed (4408): its page
+#: pings every few seconds (static/js/socket.js), so this one lost its link (tables/idle.py). 0: never.
+WS_IDLE_SECONDS = float(os.environ.get("WS_IDLE_SECONDS", "20"))
 #: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).
 RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
 #: A process whose resync check wakes this many seconds late is busy: its notices are late, not lost,
@@ -313,7 +322,7 @@ elif DB_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"] == "django.db.backends.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_PREPARE_THRESHOLD is not None:
     # Django turns psycopg's prepared statements off (for transaction poolers such as PgBouncer's
     # before 1.21). Only the server-bound statements of every table action use them
-    # (accounts.boundsql: the block check, the game row's lock, update and event insert); Django's
+    # (core.boundsql: the block check, the game row's lock, update and event insert); Django's
     # own cursors bind on the client and are never prepared.
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DB_PREPARE_THRESHOLD
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -381,7 +390,10 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT: Path | None = BASE_DIR / "staticfiles"  # None in the tests (test_settings.py)
+#: collectstatic minifies the players' own modules (static/js) with esbuild from node_modules
+#: (``npm ci``): fewer bytes before the table is playable on mobile data (rummy_site/static_storage.py).
+STATIC_MINIFY_JS = _bool("STATIC_MINIFY_JS", True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # admin exports: never under a URL of their own (staff.export_views serves them)
@@ -496,7 +508,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 # Countdowns longer than this would be redelivered by Redis' visibility timeout; ours are minutes.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, float] = {"visibility_timeout": 3600}
 #: No REDIS_URL: the ASGI process runs a worker thread on the in-memory transport.
 CELERY_IN_PROCESS = not REDIS_URL
 #: No REDIS_URL: how often that worker looks at its empty in-memory queue and at its countdowns (1 s

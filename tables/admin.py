@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin
@@ -12,8 +12,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from accounts.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from accounts.lookup import named
+from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from game_engine.events import CATALOGUE
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from tables.selectors import without_hands
@@ -68,7 +68,7 @@ class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(TableSettings)
-class TableSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     form = TableSettingsForm
     list_display = (
         "name",
@@ -110,9 +110,9 @@ class TableSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ("name", "settings", "created_at")
-    list_filter = ("settings__format",)
+class TableAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display: tuple[str, ...] = ("name", "settings", "created_at")
+    list_filter: ClassVar[tuple[str, ...]] = ("settings__format",)
     search_fields = ("name",)
     list_select_related = ("settings",)
     # a player's own practice table: an id box, not a menu of every account on the site
@@ -134,7 +134,7 @@ class DealInline(ReadOnlyTabularInline):
 
 @admin.register(PoolGame)
 class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
-    list_display = (
+    list_display: tuple[str, ...] = (
         "id",
         "table",
         "status",
@@ -182,7 +182,7 @@ class DealAdmin(BigListMixin, ReadOnlyAdmin):
 
     list_display = ("id", "game", "number", "started_at", "finished_at")
     sortable_by = ("id", "started_at")  # each read by an index
-    ordering = ("-id",)  # newest first, paged by seek (accounts.admin_paging)
+    ordering = ("-id",)  # newest first, paged by seek (core.admin_paging)
     list_select_related = ("game__table",)
     list_filter = ("game__table__settings__format",)
     search_fields = ("game__table__name",)  # read by get_search_results below
@@ -274,7 +274,7 @@ class EventTypeFilter(admin.SimpleListFilter):
 class GameEventAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("game", "deal_number", "seq", "version", "type", "created_at")
     sortable_by = ()  # newest first only: a sort of the log by another column reads all of it
-    ordering = ("-id",)  # newest first, paged by seek (accounts.admin_paging)
+    ordering = ("-id",)  # newest first, paged by seek (core.admin_paging)
     exclude = ("data",)
     readonly_fields = ("public_data",)
 

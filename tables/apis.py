@@ -8,9 +8,7 @@ documents each error answer with that shape (``contract.document_api_errors``).
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -21,10 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.requests import signed_in
 from game_engine.melds import verdict
 from tables import seating, selectors
 from tables.errors import BadRequest
-from tables.models import Deal, PoolGame, Seat, Table
+from tables.models import PoolGame, Table
 
 
 class LobbyTableSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -113,7 +112,7 @@ class LobbyApi(APIView):
             min_fee=as_int("min_fee"),
             max_fee=as_int("max_fee"),
             status=params.get("status") or None,
-            user=request.user,
+            user=signed_in(request),
             ids=ids,
         )
         return Response(LobbyTableSerializer(rows, many=True).data)
@@ -128,7 +127,7 @@ class TableDetailApi(APIView):
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the logged-in player sees it (the same snapshot the WebSocket sends)."""
         table = get_object_or_404(Table.objects.select_related("settings"), pk=table_id)
-        return Response(selectors.table_snapshot(table=table, user=request.user))
+        return Response(selectors.table_snapshot(table=table, user=signed_in(request)))
 
 
 class TableJoinApi(APIView):
@@ -140,7 +139,7 @@ class TableJoinApi(APIView):
     )
     def post(self, request: Request, table_id: int) -> Response:
         """Pay the entry fee and take a seat."""
-        seat = seating.table_join(table_id=table_id, user=request.user)
+        seat = seating.table_join(table_id=table_id, user=signed_in(request))
         return Response({"table": table_id, "game": seat.game_id, "position": seat.position}, status=201)
 
 
@@ -153,7 +152,7 @@ class TableLeaveApi(APIView):
     )
     def post(self, request: Request, table_id: int) -> Response:
         """Leave before the game starts; the entry fee is refunded."""
-        seating.table_leave(table_id=table_id, user=request.user)
+        seating.table_leave(table_id=table_id, user=signed_in(request))
         return Response(status=204)
 
 
@@ -192,7 +191,7 @@ class PracticeStartApi(APIView):
         data = PracticeRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         table = seating.practice_table_start(
-            user=request.user, fmt=data.validated_data["format"], seats=data.validated_data["seats"]
+            user=signed_in(request), fmt=data.validated_data["format"], seats=data.validated_data["seats"]
         )
         game = selectors.current_game(table)
         return Response(
@@ -234,8 +233,10 @@ class DealDetailApi(APIView):
         with every hand open (docs/rules.md §10.3). Staff who did not play in it get the deal as
         the table saw it (``face_up`` false: no replay, no server seed, no hand but those shown);
         hands face up are on a staff page of their own, with a reason (docs/staff.md)."""
-        deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
-        return Response(selectors.deal_detail(deal=deal, face_up=played_in(request.user, deal.game_id)))
+        deal = get_object_or_404(selectors.deal_visible_to(request.user), pk=deal_id)
+        return Response(
+            selectors.deal_detail(deal=deal, face_up=selectors.played_in(request.user, deal.game_id))
+        )
 
 
 _GameDealSerializer = inline_serializer(
@@ -333,42 +334,8 @@ class GameHistoryApi(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         """One pool game: each deal's points and running scores, eliminations, rejoins, the split or
         payout, and which deals can be replayed (players of the game and staff, docs/rules.md §10.3)."""
-        game = get_object_or_404(game_visible_to(request.user), pk=game_id)
+        game = get_object_or_404(selectors.game_visible_to(request.user), pk=game_id)
         return Response(selectors.game_history(game=game))
-
-
-def game_visible_to(user: Any) -> Any:
-    """Pool games whose page the user may see: staff all; a player the games they were dealt into."""
-    games = PoolGame.objects.select_related("table__settings")
-    if user.is_staff:
-        return games
-    # Exists, not a join and DISTINCT: a game's state (json) cannot be compared (tables.fields)
-    return games.filter(
-        Exists(Seat.objects.filter(game=OuterRef("pk"), user=user, engine_seat__isnull=False))
-    )
-
-
-def played_in(user: Any, game_id: int) -> bool:
-    """Whether ``user`` held a seat of the game when it started: its finished deals are theirs to
-    replay face up (docs/rules.md §10.3), since each ``deal_over`` gave them the seed that rebuilds
-    every hand (docs/fairness.md). Anyone else, staff included, sees the deal as the table saw it;
-    a staff role's job does not need the hands, except Game integrity's, and that look is recorded
-    with a reason (``staff.replays``)."""
-    if not getattr(user, "is_authenticated", False):
-        return False
-    return Seat.objects.filter(game_id=game_id, user=user, engine_seat__isnull=False).exists()
-
-
-def deal_visible_to(user: Any) -> Any:
-    """Finished deals the user may open (docs/rules.md §10.3): staff all (as the table saw them,
-    ``played_in``); a player every deal of a game they played in, including deals after they were
-    eliminated or left. A seat given up before the start (it never got an engine seat) does not count."""
-    deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
-    if user.is_staff:
-        return deals
-    return deals.filter(
-        Exists(Seat.objects.filter(game=OuterRef("game"), user=user, engine_seat__isnull=False))
-    )
 
 
 class GroupsEvaluateSerializer(serializers.Serializer):  # type: ignore[type-arg]

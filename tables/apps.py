@@ -6,3 +6,6 @@ from tables import signals  # noqa: F401  (connects the sign-out receivers; it i
 class TablesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "tables"
+
+    def ready(self) -> None:
+        from tables import receivers  # noqa: F401  (drops a blocked player at their tables)

@@ -15,7 +15,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from autobahn.exception import Disconnected
@@ -26,13 +26,15 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from accounts import play
+from core import dbthreads
+from core.dbretry import once_more_on_dropped_connection
 from game_engine.actions import PLAYER_ACTIONS
 from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
 from sitelog import context as logcontext
 from sitemetrics import instruments
 from tables import (
-    dbthreads,
+    idle,
     lobbyfeed,
     notify,
     presence,
@@ -44,13 +46,29 @@ from tables import (
     sockets,
 )
 from tables import play as table_play
-from tables.contract import Error, Evaluation, Pong, Presence, QuickMessage, Result, Update, ViewChanged
-from tables.dbretry import once_more_on_dropped_connection
+from tables.contract import (
+    Error,
+    ErrorBody,
+    Evaluation,
+    Pong,
+    Presence,
+    QuickMessage,
+    Result,
+    Update,
+    ViewChanged,
+)
 from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, ProtocolError, error_payload
 from tables.models import PoolGame, Table
 from tables.notify import table_group
 
 logger = logging.getLogger(__name__)
+
+
+def _error_body(error: BaseException | str, message: str = "") -> ErrorBody:
+    """``error_payload``'s dict as the contract types it (``tables.errors`` sits below the contract)."""
+    return cast(ErrorBody, error_payload(error, message))
+
+
 #: One line for each table action: its kind, outcome and latency (docs/operations.md, "Logs").
 action_logger = logging.getLogger("tables.actions")
 CLOSE_UNAUTHENTICATED = 4401
@@ -63,7 +81,7 @@ def _db(func: Callable[..., Any]) -> Callable[..., Any]:
     Channels runs every socket's database work of a process on one shared thread,
     so one slow query or commit holds up every table on that process. On a pool,
     actions at different tables run side by side, each thread with its own
-    connection, which it keeps between calls (``tables.dbthreads``); actions at one
+    connection, which it keeps between calls (``core.dbthreads``); actions at one
     table still queue on the game's row lock.
 
     The wrapper of a module-level function is made once (``_wrapped``): building it
@@ -130,6 +148,8 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     user: Any = None
     #: When the frame being handled arrived (``time.perf_counter``).
     arrived: float = 0.0
+    #: When the client's last frame arrived (``time.monotonic``): ``tables.idle`` closes a silent socket.
+    heard_at: float = 0.0
     #: The session this socket logged in with: every action checks it still logs the user in.
     session_key: str = ""
     closing: bool = False
@@ -209,6 +229,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if block is not None and block.signed_out:
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return False
+        idle.watch(self)  # closed if its page falls silent (a lost signal sends no close)
         return True
 
     def counted(self) -> None:
@@ -220,6 +241,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self._counted:
             self._counted = False
             instruments.socket_closed(self.metric_kind)
+        idle.forget(self)
         if self._claimed:
             self._claimed = False
             await sockets.release_socket(self.user.pk, self)
@@ -233,6 +255,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.arrived = (
             time.perf_counter()
         )  # an action's latency counts from here (TableConsumer.handle_action)
+        self.heard_at = time.monotonic()  # any frame, a ping or one refused, says the page is there
         if not self.rate.allow():
             if self.rate.flooding:
                 self.closing = True
@@ -246,7 +269,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         try:
             content = protocol.parse_frame(message.get("text"), message.get("bytes"))
         except ProtocolError as exc:
-            await self.send_json(Error(error=error_payload(exc)).wire())
+            await self.send_json(Error(error=_error_body(exc)).wire())
             return
         await self.receive_message(content)
 
@@ -259,7 +282,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.close(code=sockets.CLOSE_SIGNED_OUT)
 
     async def send_error(self, code: str, message: str) -> None:
-        await self.send_json(Error(error=error_payload(code, message)).wire())
+        await self.send_json(Error(error=_error_body(code, message)).wire())
 
 
 class LobbyConsumer(_Consumer):
@@ -398,7 +421,7 @@ class TableConsumer(_Consumer):
                 )
                 return
         except REFUSALS as exc:
-            await self.send_json(Error(error=error_payload(exc)).wire())
+            await self.send_json(Error(error=_error_body(exc)).wire())
             return
         message = QuickMessage(seat=self.seat, phrase=phrase, text=quick.PHRASES[phrase]).wire()
         await self.channel_layer.group_send(self.group, {"type": "table.quick", "message": message})
@@ -419,7 +442,7 @@ class TableConsumer(_Consumer):
                 raise NoGameRunning("there is no deal, so no wild rank, to evaluate against")
             return Evaluation(request_id=request_id, ok=True, **verdict(groups, wild, self.full_count)).wire()
         except REFUSALS as exc:
-            return Evaluation(request_id=request_id, ok=False, error=error_payload(exc)).wire()
+            return Evaluation(request_id=request_id, ok=False, error=_error_body(exc)).wire()
 
     async def handle_action(self, content: dict[str, Any]) -> None:
         """One action, answered by a ``result``: refused (and nothing written) unless well formed."""
@@ -442,7 +465,7 @@ class TableConsumer(_Consumer):
             )
         except REFUSALS as exc:
             answer = {"ok": False, "error": error_payload(exc)}
-        except DatabaseError:  # the database away even after a retry (tables.dbretry): the client resends
+        except DatabaseError:  # the database away even after a retry (core.dbretry): the client resends
             logger.exception(
                 "action of user %s at table %s failed on the database", self.user.pk, self.table_id
             )

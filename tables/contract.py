@@ -69,11 +69,15 @@ class TableSummary(TypedDict):
     turn_seconds: int
 
 
+#: A game's status on the wire: PoolGame.Status's values.
+GameStatus = Literal["waiting", "running", "finished", "cancelled"]
+
+
 class GameHeader(TypedDict):
     """The table's game: its status and the server's next deadline; ``result`` once it is over."""
 
     id: int
-    status: Literal["waiting", "running", "finished", "cancelled"]
+    status: GameStatus
     version: int
     deadline_at: str | None
     deadline_kind: str
@@ -164,7 +168,7 @@ def _message(cls: M) -> M:
         namespace[name].__qualname__ = f"{cls.__qualname__}.{name}"
         namespace[name].__doc__ = f"The ``{cls.type}`` message as its JSON object."
     cls.wire = namespace["wire"]  # type: ignore[method-assign]
-    cls.build = staticmethod(namespace["build"])  # type: ignore[attr-defined]
+    cls.build = staticmethod(namespace["build"])  # type: ignore[method-assign]  # made above, as wire is
     return cls
 
 
@@ -200,7 +204,7 @@ class Update(Message):
         "`table`, every event since the socket's version, each with its `version`)"
     )
     version: int
-    events: list[EventObject]
+    events: list[EventObject]  # type: ignore[valid-type]  # a Union built at run time, for the schema
     view: View | None
     game: GameHeader | None
     seats: list[SeatRow] | None = _omit_none()
@@ -516,7 +520,11 @@ def with_sections(text: str) -> str:
     for name, (source, make) in SECTIONS.items():
         pattern = re.compile(rf"<!-- {name}:begin[^>]*-->\n.*?<!-- {name}:end -->", flags=re.S)
         block = f"<!-- {name}:begin (generated from {source}) -->\n{make()}<!-- {name}:end -->"
-        text, found = pattern.subn(lambda _m, block=block: block, text)
+
+        def keep(_m: re.Match[str], block: str = block) -> str:
+            return block
+
+        text, found = pattern.subn(keep, text)
         if found != 1:
             raise ValueError(f"{PROTOCOL_PATH} must hold one {name}:begin/{name}:end section, not {found}")
     return text

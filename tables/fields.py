@@ -1,12 +1,12 @@
 """A JSON column that PostgreSQL keeps as text (``json``), for the game row's state.
 
 Django's ``JSONField`` is ``jsonb`` on PostgreSQL: every write parses the value into
-``jsonb``'s tree and every read prints it back to text, which for the game's state (4-5 KB,
-written by every action and arrangement, read by every one) was 20-25 % of PostgreSQL's CPU
-for the row (``bench/load/state_column.py``). Nothing queries inside the state, so ``json``,
+``jsonb``'s tree and every read prints it back to text, which for the game's state (written
+by every action and arrangement, read by every one) is a large part of PostgreSQL's work for
+the row (``bench/load/state_column.py``). Nothing queries inside the state, so ``json``,
 which checks the text and keeps it as it is, loses nothing but equality: PostgreSQL cannot
 compare two ``json`` values, so a query over game rows may not ``DISTINCT`` or ``UNION`` them
-with their state (``tables.apis`` filters with ``Exists`` instead). On other databases it is
+with their state (``tables.selectors`` filters with ``Exists`` instead). On other databases it is
 ``JSONField`` unchanged.
 """
 
@@ -38,7 +38,7 @@ class JSONTextField(models.JSONField):  # type: ignore[type-arg]
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
         if value is not None and not isinstance(value, str | bytes):  # parsed by a driver: as it came
             return value
-        return super().from_db_value(value, expression, connection)
+        return super().from_db_value(value, expression, connection)  # type: ignore[arg-type]  # json.loads reads bytes too
 
 
 @receiver(connection_created)

@@ -7,7 +7,7 @@ process; the values still go through each field's own conversion for the backend
 (``get_db_prep_save``, the model's converters on the way back), so PostgreSQL and
 SQLite store exactly what the ORM would.
 
-On PostgreSQL the JSON columns (the state, about 10 KB, and the answers) are the
+On PostgreSQL the JSON columns (the state, some kilobytes, and the answers) are the
 rest of the cost: the standard library's ``json`` both ways, and psycopg's
 client-side binding quoting the whole text into the statement. There they are
 written and read as JSON text made by orjson, and the statements are sent with
@@ -25,7 +25,7 @@ import orjson
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
-from accounts.boundsql import bound_cursor
+from core.boundsql import bound_cursor
 from game_engine.events import Event
 from tables.fields import JSONTextField
 from tables.models import GameEvent, PoolGame
@@ -54,6 +54,21 @@ def _json_text(value: Any) -> str | None:
         return json.dumps(value)
 
 
+def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    """A column's field by its name (every name asked for here is one of the model's columns)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise TypeError(f"{model.__name__}.{name} is not a column")
+    return field
+
+
+def _column(field: models.Field[Any, Any] | None) -> str:
+    """The name of a column field's column (every field named here has one)."""
+    if field is None or field.column is None:
+        raise TypeError(f"{field} has no column")
+    return field.column
+
+
 def _placeholder(field: models.Field[Any, Any]) -> str:
     if not _fast(connection) or not isinstance(field, models.JSONField):
         return "%s"
@@ -69,8 +84,8 @@ def _prep(field: models.Field[Any, Any], value: Any, db: Any) -> Any:
 @cache
 def _lock_sql(lock: str) -> str:
     qn = connection.ops.quote_name
-    columns = ", ".join(qn(f.column) for f in PoolGame._meta.concrete_fields)
-    sql = f"SELECT {columns} FROM {qn(PoolGame._meta.db_table)} WHERE {qn(PoolGame._meta.pk.column)} = %s"
+    columns = ", ".join(qn(_column(f)) for f in PoolGame._meta.concrete_fields)
+    sql = f"SELECT {columns} FROM {qn(PoolGame._meta.db_table)} WHERE {qn(_column(PoolGame._meta.pk))} = %s"
     return sql + lock
 
 
@@ -80,7 +95,8 @@ Converter = Callable[[Any, Any, Any], Any]
 @cache
 def _readers() -> tuple[tuple[str, ...], tuple[tuple[Any, tuple[Converter, ...]], ...]]:
     """Each column's attribute name and the converters the ORM would apply (JSON: orjson)."""
-    names, readers = [], []
+    names: list[str] = []
+    readers: list[tuple[Any, tuple[Converter, ...]]] = []
     for field in PoolGame._meta.concrete_fields:
         names.append(field.attname)
         if isinstance(field, models.JSONField):
@@ -130,10 +146,10 @@ def reads_beside_lock() -> bool:
 @cache
 def _lock_beside_sql(beside: str) -> str:
     qn = connection.ops.quote_name
-    columns = ", ".join(f"g.{qn(f.column)}" for f in PoolGame._meta.concrete_fields)
+    columns = ", ".join(f"g.{qn(_column(f))}" for f in PoolGame._meta.concrete_fields)
     return (
         f"SELECT {columns}, b.* FROM {qn(PoolGame._meta.db_table)} g LEFT JOIN LATERAL ({beside}) b ON TRUE"
-        f" WHERE g.{qn(PoolGame._meta.pk.column)} = %s FOR NO KEY UPDATE OF g"
+        f" WHERE g.{qn(_column(PoolGame._meta.pk))} = %s FOR NO KEY UPDATE OF g"
     )
 
 
@@ -177,25 +193,33 @@ def _update_sql(fields: tuple[str, ...], vendor: str) -> str:
     qn = connection.ops.quote_name
     meta = PoolGame._meta
     sets = ", ".join(
-        f"{qn(meta.get_field(name).column)} = {_placeholder(meta.get_field(name))}" for name in fields
+        f"{qn(_column(_field(PoolGame, name)))} = {_placeholder(_field(PoolGame, name))}" for name in fields
     )
-    return f"UPDATE {qn(meta.db_table)} SET {sets} WHERE {qn(meta.pk.column)} = %s"
+    return f"UPDATE {qn(meta.db_table)} SET {sets} WHERE {qn(_column(meta.pk))} = %s"
+
+
+@cache
+def _game_fields(names: tuple[str, ...]) -> tuple[models.Field[Any, Any], ...]:
+    return tuple(_field(PoolGame, name) for name in names)
 
 
 def update_game(game: PoolGame, fields: Sequence[str]) -> None:
     """Write ``fields`` of ``game`` to its row (what ``save(update_fields=...)`` writes)."""
-    meta, db = PoolGame._meta, _db()
-    params = [_prep(meta.get_field(name), getattr(game, name), db) for name in fields]
+    db = _db()
+    names = tuple(fields)
+    params = [
+        _prep(field, getattr(game, name), db) for name, field in zip(names, _game_fields(names), strict=True)
+    ]
     with bound_cursor(db) as cursor:
-        cursor.execute(_update_sql(tuple(fields), db.vendor), [*params, game.pk])
+        cursor.execute(_update_sql(names, db.vendor), [*params, game.pk])
 
 
 @cache
 def _insert_sql(count: int, vendor: str) -> str:
     qn = connection.ops.quote_name
     meta = GameEvent._meta
-    columns = ", ".join(qn(meta.get_field(name).column) for name in _EVENT_FIELDS)
-    row = "(" + ", ".join(_placeholder(meta.get_field(name)) for name in _EVENT_FIELDS) + ")"
+    columns = ", ".join(qn(_column(_field(GameEvent, name))) for name in _EVENT_FIELDS)
+    row = "(" + ", ".join(_placeholder(_field(GameEvent, name)) for name in _EVENT_FIELDS) + ")"
     return f"INSERT INTO {qn(meta.db_table)} ({columns}) VALUES " + ", ".join([row] * count)
 
 

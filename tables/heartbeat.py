@@ -1,6 +1,6 @@
 """The worker's and beat's signs of life for ``/healthz`` (``rummy_site.health`` reads them):
 the worker writes a heartbeat from its consumer's own timer (``Heartbeat``, a consumer step of
-the tables' Celery app, ``tables.worker``), beat's deadline sweep writes when it ran
+the site's Celery app, ``rummy_site.celery``), beat's deadline sweep writes when it ran
 (``tables.tasks.sweep_deadlines``). Kept in Django's cache: Redis with ``REDIS_URL``."""
 
 from __future__ import annotations

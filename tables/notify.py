@@ -21,9 +21,10 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from core.celeryapp import app as celery_app
 from sitemetrics import instruments
+from tables.contract import GameHeader
 from tables.sockets import seat_group
-from tables.worker import app as celery_app
 
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()
@@ -139,7 +140,7 @@ def table_changed(
     version: int,
     events: list[dict[str, Any]],
     views: dict[str, Any] | None,
-    game: dict[str, Any] | None,
+    game: GameHeader | None,
     seat_of: dict[str, int] | None = None,
     lobby: bool = False,
 ) -> None:
@@ -206,9 +207,9 @@ def seat_view(*, user_id: int, table_id: int, game_id: int, version: int, reques
     A private action (an arrangement) does not move the game's version: the notice
     goes to the group of the user's sockets at that table (``sockets.seat_group``), not
     the table's; each of them at that version reads and forwards the view, except the one
-    that sent ``request_id``. The notice holds no view: it goes out at every arrangement,
-    and only a player with the table open twice has a socket that needs one. At most once,
-    like every notice: a socket that misses it gets the arrangement with the next update.
+    that sent ``request_id``. The notice holds no view, and goes out only when the player has
+    the table open on another socket too (the consumer knows its twins). At most once, like
+    every notice: a socket that misses it gets the arrangement with the next update.
     """
     message = {
         "type": "seat.view",

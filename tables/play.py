@@ -67,6 +67,7 @@ def run_on_game(
     is raised; one while writing (the wallet refusing a rejoin's fee) rolls all of it back.
     """
     refused: Exception | None = None
+    events: list[Event]
     with transaction.atomic():
         try:
             game = _lock_game(game_id, may_play)
@@ -86,6 +87,7 @@ def run_on_game(
             if not isinstance(planned, Action):
                 planned()
                 return Ran(game, state, state, events)
+            assert new is not None  # what apply gave: planned is an engine action
             if planned.private:  # kept (docs/rules.md §5), but nobody else sees it
                 game.state = new.to_dict()
                 gamerows.update_game(game, ("state", *also))

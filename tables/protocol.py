@@ -116,7 +116,7 @@ def parse_frame(text: str | None, data: bytes | None) -> dict[str, Any]:
     if not isinstance(content, dict):
         raise ProtocolError("a message must be a JSON object")
     # Checked on what was parsed, not on the text: scanning every character of every frame for
-    # brackets outside strings was 1 % of a Daphne's samples under load, 3 % under evaluations.
+    # brackets outside strings costs a busy Daphne more than walking the parsed few levels.
     if _nesting(content) > MAX_DEPTH:
         raise ProtocolError(_TOO_DEEP)
     if "\\" in text:  # only an escape (\u0000, \b) makes a character the text itself does not hold
@@ -202,6 +202,6 @@ def parse_quick(content: dict[str, Any], phrases: Mapping[str, str]) -> str:
         phrase = _QUICK.validate_python(content).phrase
     except ValidationError:
         phrase = None
-    if phrase not in phrases:
+    if phrase is None or phrase not in phrases:
         raise BadAction(f"quick: 'phrase' must be one of {', '.join(phrases)}")
     return phrase

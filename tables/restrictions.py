@@ -33,6 +33,8 @@ def played_seconds(user: User, *, since: datetime, now: datetime | None = None) 
     )
     total = 0.0
     for started, finished in rows:
+        if started is None:  # none: the query keeps started games only
+            continue
         start, end = max(started, since), min(finished or now, now)
         total += max(0.0, (end - start).total_seconds())
     return int(total)

@@ -9,9 +9,11 @@ countdown. Every change is written, with its ``seat_taken`` or ``seat_left`` eve
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
 from collections.abc import Iterable
 from datetime import timedelta
+from typing import cast
 
 from django.db import transaction
 from django.dispatch import Signal
@@ -19,7 +21,7 @@ from django.dispatch import Signal
 from accounts.models import User
 from game_engine import fairness
 from game_engine.actions import StartDeal
-from game_engine.events import GameStarted, SeatLeft, SeatTaken
+from game_engine.events import Event, GameStarted, SeatLeft, SeatTaken
 from game_engine.game import GameState, apply, new_game
 from tables import clock, notify, practice, restrictions
 from tables.contract import UnseatedNotice
@@ -275,7 +277,7 @@ def _send_away(game: PoolGame, parting: dict[Seat, str]) -> int:
     Returns how many seats remain."""
     table = game.table
     fee = table.settings.entry_fee
-    events = []
+    events: list[Event] = []
     for seat, message in sorted(parting.items(), key=lambda item: item[0].position):
         attempt = game.seats.filter(user_id=seat.user_id).count()
         refunded = False
@@ -293,12 +295,12 @@ def _send_away(game: PoolGame, parting: dict[Seat, str]) -> int:
         money = f"Your entry fee of {format_money(fee)} is back in your wallet." if refunded and fee else ""
         notice = UnseatedNotice(game_id=game.pk, message=message, money=money).wire()
         transaction.on_commit(
-            lambda u=seat.user_id, n=notice: notify.player_notice(user_id=u, table_id=table.pk, notice=n)
+            functools.partial(notify.player_notice, user_id=seat.user_id, table_id=table.pk, notice=notice)
         )
     return _write_seats_left(game, events)
 
 
-def _write_seats_left(game: PoolGame, events: list[SeatLeft]) -> int:
+def _write_seats_left(game: PoolGame, events: list[Event]) -> int:
     """Write the ``seat_left`` events of a waiting game: with fewer than two seats left its countdown
     stops, with none it is cancelled. Returns how many seats remain."""
     remaining = game.seats.filter(left_at__isnull=True).count()
@@ -319,7 +321,7 @@ def _parting(seats: list[Seat]) -> dict[Seat, str]:
         return {}
     told: dict[int, str] = {}
     for _, answer in game_starting.send(sender=Table, seated=[s.user_id for s in people]):
-        for user_id, message in (answer or {}).items():
+        for user_id, message in (cast(dict[int, str] | None, answer) or {}).items():  # what receivers give
             told.setdefault(int(user_id), message)
     return {s: told[s.user_id] for s in people if s.user_id in told}
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from accounts.models import User
 from game_engine.events import SEATS_ONLY_FIELDS, DealOver, events_for_spectators
@@ -13,8 +13,8 @@ from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import view_for
 from tables import gamerows
-from tables.contract import GameHeader, SeatRow, Snapshot, TableSummary, You
-from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
+from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableSummary, You
+from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.money import format_money
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
@@ -28,7 +28,7 @@ def lobby_tables(
     status: str | None = None,
     user: User | None = None,
     ids: list[int] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[TableSummary]:
     """Every active table with its format, stakes, prize pool, clocks, seats taken and status.
 
     Private practice tables (``Table.owner``) are left out, except ``user``'s own
@@ -65,7 +65,9 @@ def table_summary(table: Table, game: PoolGame | None) -> TableSummary:
     taken = getattr(game, "taken", None)
     if taken is None and game is not None:
         taken = game.seats.filter(left_at__isnull=True).count()
-    status = "open" if game is None or game.status == PoolGame.Status.WAITING else "playing"
+    status: Literal["open", "playing"] = (
+        "open" if game is None or game.status == PoolGame.Status.WAITING else "playing"
+    )
     rules = settings.rules()
     prize, _rake = prize_pool(settings.entry_fee * settings.seats, rules)
     return TableSummary(
@@ -134,7 +136,7 @@ def game_header(game: PoolGame | None) -> GameHeader | None:
         return None
     return GameHeader(
         id=game.pk,
-        status=game.status,
+        status=cast(GameStatus, game.status),  # one of PoolGame.Status's values
         version=game.version,
         deadline_at=game.deadline_at.isoformat() if game.deadline_at else None,
         deadline_kind=game.deadline_kind,
@@ -339,3 +341,37 @@ def own_view(*, game_id: int, user_id: int) -> tuple[int, dict[str, Any] | None]
     state = GameState.from_dict(game.state)
     seat = state.seat_of(str(user_id))
     return state.version, None if seat is None else view_for(state, seat)
+
+
+def game_visible_to(user: Any) -> QuerySet[PoolGame]:
+    """Pool games whose page the user may see: staff all; a player the games they were dealt into."""
+    games = PoolGame.objects.select_related("table__settings")
+    if user.is_staff:
+        return games
+    # Exists, not a join and DISTINCT: a game's state (json) cannot be compared (tables.fields)
+    return games.filter(
+        Exists(Seat.objects.filter(game=OuterRef("pk"), user=user, engine_seat__isnull=False))
+    )
+
+
+def played_in(user: Any, game_id: int) -> bool:
+    """Whether ``user`` held a seat of the game when it started: its finished deals are theirs to
+    replay face up (docs/rules.md §10.3), since each ``deal_over`` gave them the seed that rebuilds
+    every hand (docs/fairness.md). Anyone else, staff included, sees the deal as the table saw it;
+    a staff role's job does not need the hands, except Game integrity's, and that look is recorded
+    with a reason (``staff.replays``)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return Seat.objects.filter(game_id=game_id, user=user, engine_seat__isnull=False).exists()
+
+
+def deal_visible_to(user: Any) -> QuerySet[Deal]:
+    """Finished deals the user may open (docs/rules.md §10.3): staff all (as the table saw them,
+    ``played_in``); a player every deal of a game they played in, including deals after they were
+    eliminated or left. A seat given up before the start (it never got an engine seat) does not count."""
+    deals = Deal.objects.filter(finished_at__isnull=False).select_related("game__table")
+    if user.is_staff:
+        return deals
+    return deals.filter(
+        Exists(Seat.objects.filter(game=OuterRef("game"), user=user, engine_seat__isnull=False))
+    )

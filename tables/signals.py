@@ -29,7 +29,7 @@ def close_sockets_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any)
     """
     session = getattr(request, "session", None)
     key = getattr(session, "session_key", None)
-    if key:
+    if key and session is not None:
         session.delete(key)
         sockets.close_session_sockets(key)
     elif user is not None:

@@ -25,12 +25,13 @@ def player_stats(user: User, *, recent: int = 10) -> dict[str, Any]:
     )
     played = deals_won = drops = points = 0
     for game_id, result in deals:
-        mine = (result or {}).get("players", {}).get(seat_in[game_id])
+        outcome = result or {}
+        mine = outcome.get("players", {}).get(seat_in[game_id])
         if mine is None:
             continue
         played += 1
         points += int(mine.get("points") or 0)
-        deals_won += str(result.get("winner")) == seat_in[game_id]
+        deals_won += str(outcome.get("winner")) == seat_in[game_id]
         drops += mine.get("status") == "dropped"
     history = []
     for s in seats[:recent]:

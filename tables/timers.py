@@ -8,6 +8,7 @@ when it (re)connects (``timers_rearm``).
 
 from __future__ import annotations
 
+import functools
 import logging
 from datetime import datetime, timedelta
 
@@ -123,7 +124,7 @@ def timers_rearm() -> int:
                 PoolGame.objects.filter(pk=game_id).update(timer_at=due)
                 version = game.version
                 transaction.on_commit(
-                    lambda g=game_id, v=version, d=due: notify.schedule_timeout(game_id=g, version=v, eta=d)
+                    functools.partial(notify.schedule_timeout, game_id=game_id, version=version, eta=due)
                 )
                 armed += 1
         except Exception:  # one broken game must not stop the others

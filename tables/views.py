@@ -11,8 +11,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from accounts.requests import signed_in
 from tables import quick, seating, selectors
-from tables.apis import deal_visible_to, game_visible_to, played_in
 from tables.errors import REFUSALS
 from tables.models import Table, TableSettings
 from wallet.selectors import chip_balances
@@ -44,7 +44,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def join(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
         seed = request.POST.get("client_seed") or None  # docs/fairness.md: the browser's own seed
-        seating.table_join(table_id=table_id, user=request.user, client_seed=seed)
+        seating.table_join(table_id=table_id, user=signed_in(request), client_seed=seed)
     except REFUSALS as exc:
         messages.error(request, str(exc))
         return redirect("lobby")
@@ -61,7 +61,7 @@ def practice(request: HttpRequest) -> HttpResponse:
         seats = 0
     try:
         table = seating.practice_table_start(
-            user=request.user,
+            user=signed_in(request),
             fmt=request.POST.get("format", ""),
             seats=seats,
             client_seed=request.POST.get("client_seed") or None,  # docs/fairness.md: the browser's own seed
@@ -76,7 +76,7 @@ def practice(request: HttpRequest) -> HttpResponse:
 @require_POST
 def leave(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
-        seating.table_leave(table_id=table_id, user=request.user)
+        seating.table_leave(table_id=table_id, user=signed_in(request))
         messages.success(request, "You left the table; your entry fee is back in your wallet.")
     except REFUSALS as exc:
         messages.error(request, str(exc))
@@ -111,7 +111,9 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @login_required
 def history(request: HttpRequest) -> HttpResponse:
-    page = Paginator(selectors.finished_deals_for(user=request.user), 25).get_page(request.GET.get("page"))
+    page = Paginator(selectors.finished_deals_for(user=signed_in(request)), 25).get_page(
+        request.GET.get("page")
+    )
     return render(request, "tables/history.html", {"page": page})
 
 
@@ -123,9 +125,9 @@ VIEW_HANDS = "staff.view_live_hands"
 @login_required
 def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
     """A finished deal's replay: face up for a player of its game (docs/rules.md §10.3); for staff
-    who did not play in it, the deal as the table saw it (``apis.played_in``)."""
-    deal = get_object_or_404(deal_visible_to(request.user), pk=deal_id)
-    face_up = played_in(request.user, deal.game_id)
+    who did not play in it, the deal as the table saw it (``selectors.played_in``)."""
+    deal = get_object_or_404(selectors.deal_visible_to(request.user), pk=deal_id)
+    face_up = selectors.played_in(request.user, deal.game_id)
     face_up_url = None
     if not face_up and request.user.has_perm(VIEW_HANDS):
         face_up_url = reverse("admin:tables_deal_face_up", args=[deal.pk])
@@ -143,7 +145,7 @@ def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
 @login_required
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     """A pool game's page: its deals' scores, eliminations, rejoins, payout, and links to replays."""
-    game = get_object_or_404(game_visible_to(request.user), pk=game_id)
+    game = get_object_or_404(selectors.game_visible_to(request.user), pk=game_id)
     data = selectors.game_history(game=game)
     names = {p["seat"]: p["name"] for p in data["players"]}
     for d in data["deals"]:  # seat numbers to names for the template

@@ -8,20 +8,14 @@ or ``require_redis``. Outside CI a missing service skips them; in CI
 
 from __future__ import annotations
 
-import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import lanes
+from tests.needs import missing
 from tests.workers import worker_redis_url
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def _missing(what: str, why: str) -> None:
-    if IN_CI:
-        pytest.fail(f"{what} is required in CI and is not available: {why}")
-    pytest.skip(f"{what} not available: {why}")
 
 
 def redis_url() -> str:
@@ -36,7 +30,7 @@ def require_postgres() -> None:
     from django.db import connection
 
     if connection.vendor != "postgresql":
-        _missing("PostgreSQL", f"the test database is {connection.vendor}; set DATABASE_URL=postgres://...")
+        missing("PostgreSQL", f"the test database is {connection.vendor}; set DATABASE_URL=postgres://...")
 
 
 @pytest.fixture
@@ -47,7 +41,7 @@ def require_redis() -> str:
     try:
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
     except Exception as exc:  # any failure to reach it means it is missing
-        _missing("Redis", f"{url}: {exc}")
+        missing("Redis", f"{url}: {exc}")
     return url
 
 
@@ -79,8 +73,25 @@ def _no_browser_test_kit_behind(request: pytest.FixtureRequest) -> None:
     shared.stop_unless_used(request.fixturenames)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long tests (``slow``), then the browser tests (``e2e``), then the rest, each in its order.
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast lane: the engine, use cases and contract, no server process, no browser (tests/lanes.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", lanes.MARK_HELP)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    return True if lanes.skips_file(config, collection_path) else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests (``slow``), then the browser tests (``e2e``), then the rest, each in its order;
+    those that start a server or a browser marked ``servers``; ``--fast`` keeps the fast lane alone.
 
     With ``-n`` the workers take tests in this order: a long test started last would keep one
     worker busy after the others are done, so the longest go first and the short fill in after.
@@ -91,6 +102,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             return 0
         return 1 if item.get_closest_marker("e2e") else 2
 
+    lanes.mark_and_select(config, items)
     items.sort(key=rank)  # stable: the collected order within each rank
 
 

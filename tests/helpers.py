@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.test import Client
+from django.urls import reverse
 
 from accounts.models import User
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def site_packages() -> list[str]:
+    """The site's own packages, as pyproject.toml installs them."""
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        return list(tomllib.load(f)["tool"]["setuptools"]["packages"])
 
 
 def session_cookie(user: User) -> str:
@@ -49,3 +60,22 @@ def follow_confirmation_link(client: Client, address: str) -> str:
     response = client.get(confirmation_link(address))
     assert response.status_code == 200, response.content.decode()[:2000]
     return response.content.decode()
+
+
+def sign_up(username: str) -> User:
+    """The sign-up form, from one address, and the link of the mail it sends followed."""
+    client = Client(REMOTE_ADDR="203.0.113.7")
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": username,
+            "email": f"{username}@example.com",
+            "confirm_age": "on",
+            "accept_terms": "on",
+            "password1": "a-Strong-pass-9876",
+            "password2": "a-Strong-pass-9876",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:500]
+    follow_confirmation_link(client, f"{username}@example.com")
+    return User.objects.get(username=username)

@@ -59,3 +59,10 @@ async def until(
 def of_type(message_type: str, /, **fields: Any) -> Callable[[Message], bool]:
     """Accepts a message of that ``type`` whose ``fields`` have those values (``kind="..."``)."""
     return lambda m: m.get("type") == message_type and all(m.get(k) == v for k, v in fields.items())
+
+
+async def still_open(page: WebsocketCommunicator) -> None:
+    """The socket answers a ping: it was not closed (a 1011 close would show here)."""
+    await page.send_json_to({"type": "ping"})
+    while (await page.receive_json_from(timeout=5))["type"] != "pong":
+        pass

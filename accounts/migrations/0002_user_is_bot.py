@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+from core.migration_ops import AddFieldWhileServing
+
 
 class Migration(migrations.Migration):
 
@@ -10,7 +12,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='user',
             name='is_bot',
             field=models.BooleanField(default=False, help_text='A practice-table bot, not a person.'),

@@ -2,6 +2,8 @@
 apart. Suspensions made before told the player their reason, so it becomes their message."""
 
 from django.db import migrations, models
+
+from core.migration_ops import AddFieldWhileServing
 from django.db.models import F
 
 
@@ -13,7 +15,7 @@ class Migration(migrations.Migration):
     dependencies = [("accounts", "0003_user_age_confirmed_at_user_terms_accepted_at_and_more")]
 
     operations = [
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name="suspension",
             name="message",
             field=models.CharField(

@@ -7,13 +7,25 @@ and the clearing is written to the staff audit trail (verb ``clear_duplicate_ema
 before and after) so support can find those players and ask them for an address of their own
 (until then they cannot reset a forgotten password by e-mail). Nothing else about the accounts
 changes. The reverse migration drops the index and restores nothing.
+
+The user table is written by every sign-in and sign-up while the site runs: the index is built
+``CONCURRENTLY`` and the clearing commits a batch of accounts at a time, so the migration is not
+atomic. An address stored twice between the clearing and the build makes the build fail; running
+the migration again clears it too and builds the index anew.
 """
 
 from __future__ import annotations
 
 import django.db.models.functions.text
-from django.db import migrations, models
+from django.db import migrations, models, transaction
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 from django.db.models.functions import Lower
+
+from core.migration_ops import AddUniqueIndexWhileServing
+
+#: Accounts cleared in one transaction.
+BATCH = 500
 
 REASON = (
     "e-mail addresses are unique per account from issue 27: an older account (id {keeper}) uses "
@@ -21,7 +33,7 @@ REASON = (
 )
 
 
-def clear_duplicates(apps, schema_editor):
+def clear_duplicates(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     User = apps.get_model("accounts", "User")
     StaffAction = apps.get_model("staff", "StaffAction")
     ContentType = apps.get_model("contenttypes", "ContentType")
@@ -36,23 +48,30 @@ def clear_duplicates(apps, schema_editor):
     if not cleared:
         return
     user_type, _ = ContentType.objects.get_or_create(app_label="accounts", model="user")
-    for user_id, username, email, keeper in cleared:
-        User.objects.filter(pk=user_id).update(email="")
-        StaffAction.objects.create(
-            actor=None,
-            verb="clear_duplicate_email",
-            action=1,  # update
-            content_type=user_type,
-            object_pk=str(user_id),
-            object_id=user_id,
-            object_repr=username,
-            changes={"email": [email, None]},
-            reason=REASON.format(keeper=keeper)[:300],
-        )
+    for start in range(0, len(cleared), BATCH):
+        batch = cleared[start : start + BATCH]
+        with transaction.atomic(using=schema_editor.connection.alias):
+            User.objects.filter(pk__in=[user_id for user_id, *_ in batch]).update(email="")
+            StaffAction.objects.bulk_create(
+                StaffAction(
+                    actor=None,
+                    verb="clear_duplicate_email",
+                    action=1,  # update
+                    content_type=user_type,
+                    object_pk=str(user_id),
+                    object_id=user_id,
+                    object_repr=username,
+                    changes={"email": [email, None]},
+                    reason=REASON.format(keeper=keeper)[:300],
+                )
+                for user_id, username, email, keeper in batch
+            )
     print(f"\n  cleared the e-mail of {len(cleared)} account(s) that shared an address with an older one")
 
 
 class Migration(migrations.Migration):
+    atomic = False  # CREATE UNIQUE INDEX CONCURRENTLY; the clearing commits batch by batch
+
     dependencies = [
         ("accounts", "0004_suspension_message"),
         ("auth", "0012_alter_user_first_name_max_length"),
@@ -62,7 +81,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunPython(clear_duplicates, migrations.RunPython.noop),
-        migrations.AddConstraint(
+        AddUniqueIndexWhileServing(
             model_name="user",
             constraint=models.UniqueConstraint(
                 django.db.models.functions.text.Lower("email"),

@@ -336,6 +336,9 @@ def site_env(database_url: str, redis_url: str) -> dict[str, str]:
         "REDIS_URL": redis_url,
         "RUMMY_EMBEDDED_WORKER": "0",
         "LOG_LEVEL": "WARNING",
+        # the benchmarks' clients send no pings (they would be load of their own, client.open_ws), and
+        # the idle sockets of socket_memory.py are idle on purpose: no socket is closed for silence
+        "WS_IDLE_SECONDS": "0",
     }
 
 

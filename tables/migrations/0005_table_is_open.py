@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+from core.migration_ops import AddFieldWhileServing
+
 
 class Migration(migrations.Migration):
 
@@ -10,7 +12,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='table',
             name='is_open',
             field=models.BooleanField(default=True),

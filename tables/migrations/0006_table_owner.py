@@ -4,8 +4,12 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from core.migration_ops import AddFieldWhileServing
+
 
 class Migration(migrations.Migration):
+    # the owner column's index is built CONCURRENTLY, which runs outside a transaction
+    atomic = False
 
     dependencies = [
         ('tables', '0005_table_is_open'),
@@ -13,7 +17,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='table',
             name='owner',
             field=models.ForeignKey(blank=True, help_text="Set on a player's own practice table: nobody else may join it or see it in the lobby.", null=True, on_delete=django.db.models.deletion.PROTECT, related_name='practice_tables', to=settings.AUTH_USER_MODEL),

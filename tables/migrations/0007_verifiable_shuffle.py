@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+from core.migration_ops import AddFieldWhileServing
+
 
 class Migration(migrations.Migration):
 
@@ -10,27 +12,27 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='deal',
             name='client_seeds',
             field=models.JSONField(blank=True, default=list),
         ),
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='deal',
             name='commitment',
             field=models.CharField(blank=True, default='', max_length=64),
         ),
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='deal',
             name='dealt_order',
             field=models.JSONField(blank=True, default=list),
         ),
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='deal',
             name='server_seed',
             field=models.CharField(blank=True, default='', max_length=64),
         ),
-        migrations.AddField(
+        AddFieldWhileServing(
             model_name='seat',
             name='client_seed',
             field=models.CharField(blank=True, default='', max_length=64),

@@ -3,8 +3,13 @@
 from django.conf import settings
 from django.db import migrations, models
 
+from core.migration_ops import AddIndexWhileServing
+
 
 class Migration(migrations.Migration):
+    # built without locking the game and deal tables' writes: CREATE INDEX CONCURRENTLY runs outside a
+    # transaction
+    atomic = False
 
     dependencies = [
         ('tables', '0007_verifiable_shuffle'),
@@ -12,19 +17,19 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddIndex(
+        AddIndexWhileServing(
             model_name='deal',
             index=models.Index(fields=['started_at'], name='tables_deal_started'),
         ),
-        migrations.AddIndex(
+        AddIndexWhileServing(
             model_name='poolgame',
             index=models.Index(fields=['started_at'], name='tables_game_started'),
         ),
-        migrations.AddIndex(
+        AddIndexWhileServing(
             model_name='poolgame',
             index=models.Index(fields=['finished_at'], name='tables_game_finished'),
         ),
-        migrations.AddIndex(
+        AddIndexWhileServing(
             model_name='poolgame',
             index=models.Index(condition=models.Q(('status__in', ['waiting', 'running'])), fields=['status'], name='tables_game_open'),
         ),

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import _missing
+from tests.needs import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "deploy" / "prometheus"
@@ -22,7 +22,7 @@ RULES = ROOT / "deploy" / "prometheus"
 def _promtool() -> str:
     found = shutil.which("promtool")
     if found is None:
-        _missing("promtool", "install Debian's prometheus package (scripts/test does)")
+        missing("promtool", "install Debian's prometheus package (scripts/test does)")
     return str(found)
 
 

@@ -6,19 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.helpers import site_packages
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The site's own code (tests, benchmarks and docs may date what they measured).
-CODE = (
-    "accounts",
-    "game_engine",
-    "integrity",
-    "rummy_site",
-    "sitelog",
-    "staff",
-    "tables",
-    "wallet",
-    "scripts",
-)
+CODE = (*site_packages(), "scripts")
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.conftest import IN_CI
+from tests.needs import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
 

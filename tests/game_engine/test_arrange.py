@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,42 +72,49 @@ def clustered_hand(draw: st.DrawFn) -> tuple[list[Card], int]:
     return [pool[i] for i in idx], wild
 
 
+@pytest.mark.slow  # thousands of hands against the reference solver: not in scripts/test --fast
 @settings(max_examples=1200, **SETTINGS)  # type: ignore[arg-type]
 @given(dealt_hand())
 def test_random_two_pack_hands_match_reference(hand_wild: tuple[list[Card], int]) -> None:
     check(*hand_wild)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, **SETTINGS)  # type: ignore[arg-type]
 @given(joker_heavy_hand())
 def test_joker_heavy_hands_match_reference(hand_wild: tuple[list[Card], int]) -> None:
     check(*hand_wild)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, **SETTINGS)  # type: ignore[arg-type]
 @given(dealt_hand(PACK3))
 def test_three_pack_hands_match_reference(hand_wild: tuple[list[Card], int]) -> None:
     check(*hand_wild)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, **SETTINGS)  # type: ignore[arg-type]
 @given(joker_heavy_hand(PACK3))
 def test_three_pack_joker_heavy_hands_match_reference(hand_wild: tuple[list[Card], int]) -> None:
     check(*hand_wild)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, **SETTINGS)  # type: ignore[arg-type]
 @given(clustered_hand())
 def test_clustered_hands_match_reference(hand_wild: tuple[list[Card], int]) -> None:
     check(*hand_wild)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, **SETTINGS)  # type: ignore[arg-type]
 @given(dealt_hand(PACK2, 14))
 def test_fourteen_card_hands_match_reference(hand_wild: tuple[list[Card], int]) -> None:
     check(*hand_wild)
 
 
+@pytest.mark.slow
 def test_thousands_of_seeded_deals_match_reference() -> None:
     rng = random.Random(20240611)
     deck = list(PACK2)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -11,6 +11,7 @@ from accounts.models import User
 from tables import clock as table_clock
 from tables.clock import OffsetClock
 from tables.models import Table, TableSettings
+from tests.tables.procs import point_celery_at, private_redis
 from wallet.services import grant
 
 FakeClock = OffsetClock
@@ -51,3 +52,11 @@ def player() -> Callable[..., User]:
 @pytest.fixture
 def table() -> Callable[..., Table]:
     return make_table
+
+
+@pytest.fixture
+def redis_db(require_postgres: None, require_redis: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A private Redis database: the channel layer, the broker and beat of this test's servers."""
+    with private_redis(require_redis) as url:
+        point_celery_at(url, monkeypatch)  # the joins schedule the first turn timer on this Redis too
+        yield url

@@ -9,6 +9,7 @@ children in ``finally``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -29,6 +30,10 @@ from tests.workers import worker_redis_dbs
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+
+
+#: The pool and socket threads of a production process (README, "Running in production").
+PRODUCTION = {"DB_POOL_SIZE": "8", "WS_DB_THREADS": "4"}
 
 
 def child_database_url() -> str:
@@ -377,13 +382,31 @@ async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/") -> Any:
     from websockets.asyncio.client import connect
     from websockets.typing import Origin
 
-    return await connect(
+    ws = await connect(
         f"ws://127.0.0.1:{port}{path}",
         origin=Origin(f"http://127.0.0.1:{port}"),
         additional_headers={"Cookie": cookie},
         proxy=None,
         open_timeout=10,
     )
+    ws.keep_alive = asyncio.create_task(_ping_while_open(ws))  # held, lest the task be collected
+    return ws
+
+
+#: How often a test's socket pings, as the page pings one it has not written to (static/js/socket.js).
+PING_EVERY = 5.0
+
+
+async def _ping_while_open(ws: Any) -> None:
+    """Ping ``ws`` as the page does, so a test that waits on other players is not closed as idle."""
+    from websockets.exceptions import ConnectionClosed
+
+    try:
+        while True:
+            await asyncio.sleep(PING_EVERY)
+            await ws.send(json.dumps({"type": "ping"}))
+    except ConnectionClosed:
+        pass
 
 
 def point_celery_at(url: str, monkeypatch: pytest.MonkeyPatch) -> None:

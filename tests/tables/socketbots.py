@@ -124,6 +124,16 @@ class Bot:
         return {"type": "discard", "card": view["drawn_card"]}
 
 
+def failure_report(
+    exc: BaseException, games: Iterable[PoolGame], procs: Iterable[Any], label: str, log: Any
+) -> str:
+    """What a process test's failure says: the error, each game's status and version, what was done
+    to the servers (``label``: ``log``) and the last lines of each process."""
+    states = [(g.pk, *PoolGame.objects.values_list("status", "version").get(pk=g.pk)) for g in games]
+    tails = "\n".join(p.tail(30) for p in procs)
+    return f"{exc!r}\ngames {states}\n{label} {log}\n{tails}"
+
+
 def acked_missing(bots: Iterable[tuple[Bot, PoolGame]]) -> list[str]:
     """The moves acknowledged to a bot that are not in its game's event log."""
     return [

@@ -26,10 +26,9 @@ from game_engine.game import GameState
 from tables import restrictions, services, sockets
 from tables.errors import PlayBlocked
 from tables.models import PoolGame, Seat, Table
+from tests.sockets import ORIGIN, open_socket
 from tests.tables.conftest import make_player, make_table
-from tests.tables.test_hostile_socket import ORIGIN, _started, game_fingerprint, open_socket
-from tests.tables.test_money_follows_events import _game_in_rejoin_window
-from tests.tables.test_private_actions import _regrouped
+from tests.tables.games import game_fingerprint, game_in_rejoin_window, regrouped, two_seat_game
 from wallet.models import Account, Entry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -85,7 +84,7 @@ def seat_state(game_id: int, user: User) -> Any:
 
 @pytest.mark.parametrize("block", ["self-exclusion", "suspension"])
 async def test_a_blocked_player_cannot_rejoin_from_a_new_socket_nor_pay_the_fee(block: str) -> None:
-    game, (rejoiner, *_) = await sync_to_async(_game_in_rejoin_window)()
+    game, (rejoiner, *_) = await sync_to_async(game_in_rejoin_window)()
     client, cookie = await sync_to_async(logged_in)(rejoiner)
     if block == "self-exclusion":  # the player's own break, from the profile page
         response = await sync_to_async(client.post)(
@@ -116,7 +115,7 @@ async def test_a_blocked_player_cannot_rejoin_from_a_new_socket_nor_pay_the_fee(
 
 
 async def test_deactivating_an_account_closes_its_sockets_at_once_and_drops_it_at_its_tables() -> None:
-    table, game, (asha, _ravi) = await sync_to_async(_started)()
+    table, game, (asha, _ravi) = await sync_to_async(two_seat_game)()
     page = await open_socket(asha, f"/ws/tables/{table.pk}/")
     lobby = await open_socket(asha, "/ws/lobby/")
     await page.receive_json_from(timeout=5)
@@ -134,7 +133,7 @@ async def test_deactivating_an_account_closes_its_sockets_at_once_and_drops_it_a
 
 
 async def test_an_action_on_a_socket_that_survived_a_deactivation_is_refused_and_changes_nothing() -> None:
-    table, game, (asha, _ravi) = await sync_to_async(_started)()
+    table, game, (asha, _ravi) = await sync_to_async(two_seat_game)()
     page = await open_socket(asha, f"/ws/tables/{table.pk}/")
     hand = (await page.receive_json_from(timeout=5))["view"]["hand"]
     # no signal: a bulk update (or raw SQL) closes no socket, so this one stays open
@@ -144,7 +143,7 @@ async def test_an_action_on_a_socket_that_survived_a_deactivation_is_refused_and
     for n, action in enumerate(
         (
             {"type": "auto_drop", "on": True},
-            {"type": "arrange", "groups": _regrouped(hand)},
+            {"type": "arrange", "groups": regrouped(hand)},
             {"type": "drop"},
             {"type": "leave"},  # not even leaving: the auto drop carries a closed account's seat
         )
@@ -157,7 +156,7 @@ async def test_an_action_on_a_socket_that_survived_a_deactivation_is_refused_and
 
 
 async def test_a_suspended_player_may_still_leave_but_not_turn_the_auto_drop_off() -> None:
-    table, game, (asha, ravi) = await sync_to_async(_started)()
+    table, game, (asha, ravi) = await sync_to_async(two_seat_game)()
     await sync_to_async(suspend)(asha)
     page = await open_socket(asha, f"/ws/tables/{table.pk}/")  # a new socket: the old ones were closed
     await page.receive_json_from(timeout=5)
@@ -176,7 +175,7 @@ async def test_a_suspended_player_may_still_leave_but_not_turn_the_auto_drop_off
 
 async def test_a_signed_out_session_is_refused_even_by_a_socket_still_open() -> None:
     """The session row is what log-out deletes: an open socket of that session may do nothing after it."""
-    table, game, (asha, _ravi) = await sync_to_async(_started)()
+    table, game, (asha, _ravi) = await sync_to_async(two_seat_game)()
     client, cookie = await sync_to_async(logged_in)(asha)
     page = await open_socket(asha, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)])
     other_device = await open_socket(asha, f"/ws/tables/{table.pk}/")  # another session of hers
@@ -199,7 +198,7 @@ async def test_a_signed_out_session_is_refused_even_by_a_socket_still_open() -> 
 
 async def test_a_password_change_signs_out_the_other_sessions_sockets_too() -> None:
     """As HTTP does (the session's password hash no longer matches), whether or not the close came."""
-    table, game, (asha, _ravi) = await sync_to_async(_started)()
+    table, game, (asha, _ravi) = await sync_to_async(two_seat_game)()
     page = await open_socket(asha, f"/ws/tables/{table.pk}/")
     await page.receive_json_from(timeout=5)
     # a bulk update sends no signal, so nothing closes the socket: only the check can hold
@@ -211,7 +210,7 @@ async def test_a_password_change_signs_out_the_other_sessions_sockets_too() -> N
 
 def test_the_check_costs_one_query_per_action() -> None:
     """Deactivated, suspended, self-excluded and the session, in one query (a later issue measures the path)."""
-    table, _game, (asha, _ravi) = _started()
+    table, _game, (asha, _ravi) = two_seat_game()
     _client, cookie = logged_in(asha)
     session_key = cookie.decode().split("=", 1)[1]
     with CaptureQueriesContext(connection) as queries:
@@ -223,7 +222,7 @@ def test_an_action_reads_the_check_in_its_game_row_lock_and_still_refuses() -> N
     """On PostgreSQL the check is read with the game row's lock, one statement for both: a table
     action runs its lock, its event and its row update, and nothing else; and the check still holds
     (a suspended player's draw is refused and writes nothing)."""
-    table, game, (asha, ravi) = _started()
+    table, game, (asha, ravi) = two_seat_game()
     state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
     mover = asha if state.players[state.deal.turn].id == str(asha.pk) else ravi
     draw = {"type": "draw", "source": "closed"}

@@ -14,12 +14,11 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 from django.test import Client, override_settings
-from django.urls import reverse
 
 from accounts.models import User
 from rummy_site.asgi import application
 from tables.models import PoolGame, Table
-from tests.helpers import follow_confirmation_link, session_cookie
+from tests.helpers import session_cookie, sign_up
 from tests.tables.conftest import make_player, make_table
 from wallet.audit import check_ledger
 from wallet.selectors import chip_balances
@@ -28,25 +27,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = (b"origin", b"http://localhost")
 FEE = 100_00  # paise: 100 chips
 RAKE_BP = 1000  # 10 %
-
-
-def _sign_up(username: str) -> User:
-    """The sign-up form, from one address, and the link of the mail it sends followed."""
-    client = Client(REMOTE_ADDR="203.0.113.7")
-    response = client.post(
-        reverse("signup"),
-        {
-            "username": username,
-            "email": f"{username}@example.com",
-            "confirm_age": "on",
-            "accept_terms": "on",
-            "password1": "a-Strong-pass-9876",
-            "password2": "a-Strong-pass-9876",
-        },
-    )
-    assert response.status_code == 302, response.content.decode()[:500]
-    follow_confirmation_link(client, f"{username}@example.com")
-    return User.objects.get(username=username)
 
 
 def _join_by_form(user: User, table: Table) -> None:
@@ -81,7 +61,7 @@ async def _forfeit(user: User, table: Table) -> None:
 async def test_throwaway_accounts_losing_on_purpose_do_not_grow_the_main_accounts_cash() -> None:
     await sync_to_async(cache.clear)()
     main = await sync_to_async(make_player)("main", chips=500)  # cash, e.g. earlier winnings
-    throwaways = [await sync_to_async(_sign_up)(f"throwaway{i}") for i in range(3)]
+    throwaways = [await sync_to_async(sign_up)(f"throwaway{i}") for i in range(3)]
     for fresh in throwaways:
         assert await sync_to_async(chip_balances)(user=fresh) == {
             "cash": 0,

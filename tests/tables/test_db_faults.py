@@ -21,8 +21,8 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection, connections, transaction
 
 from accounts.models import User
+from core.dbretry import once_more_on_dropped_connection
 from tables import services
-from tables.dbretry import once_more_on_dropped_connection
 from tables.models import GameEvent, PoolGame, Table
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table

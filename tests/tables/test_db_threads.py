@@ -1,4 +1,4 @@
-"""The socket threads keep their database connection between calls (``tables.dbthreads``).
+"""The socket threads keep their database connection between calls (``core.dbthreads``).
 
 Handing it back after every action and arrangement cost Django's connect and close each time
 (3-4 % of a Daphne's CPU under load); the threads are few and fixed, so each keeps one, and
@@ -14,7 +14,8 @@ from asgiref.sync import async_to_sync
 from django.db import connection
 from django.test import override_settings
 
-from tables import consumers, dbthreads
+from core import dbthreads
+from tables import consumers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -48,7 +49,7 @@ def test_a_socket_thread_keeps_its_connection_and_replaces_a_dead_one(one_thread
     again, had = async_to_sync(call)()
     assert (again, had) == (first, True)  # the same connection, kept open between the calls
     _terminate(first)  # the database drops it (a restart, a failover)
-    replaced, _had = async_to_sync(call)()  # one failed try on it, then a new one (tables.dbretry)
+    replaced, _had = async_to_sync(call)()  # one failed try on it, then a new one (core.dbretry)
     assert replaced != first
     assert async_to_sync(call)() == (replaced, True)
 

@@ -16,42 +16,18 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from game_engine.game import GameState
 from integrity.models import Flag
 from staff.models import StaffAction
-from tables import services
-from tables.models import Deal, GameEvent, PoolGame
+from tables.models import Deal, GameEvent
 from tests.staff.conftest import make_staff
-from tests.tables.conftest import FakeClock, make_player, make_table
+from tests.tables.conftest import FakeClock, make_player
+from tests.tables.games import one_finished_deal
 
 pytestmark = pytest.mark.django_db
 
 #: A card code standing alone (not inside a word or a hex seed): "10H", "QS", "PJ".
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9AJQK])[SHDC](?![A-Za-z0-9])|(?<![A-Za-z0-9])PJ(?![A-Za-z0-9])")
 VERB = "view_deal_face_up"
-
-
-def _finished_deal_of_a_running_game() -> tuple[Deal, list[User]]:
-    """Deal 1 of a two-seat game, ended by a drop after one closed draw and a discard."""
-    table = make_table(seats=2)
-    users = [make_player("asha"), make_player("ravi")]
-    for u in users:
-        services.table_join(table_id=table.pk, user=u)
-    game = PoolGame.objects.get(table=table)
-    state = GameState.from_dict(game.state)
-    assert state.deal is not None
-    on_turn = users[state.deal.turn]
-    draw = {"type": "draw", "source": "closed"}
-    assert services.game_act(game_id=game.pk, user=on_turn, request_id="d", action=draw)["ok"]
-    state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
-    assert state.deal is not None
-    card = state.deal.hands[state.deal.turn][0].code
-    discard = {"type": "discard", "card": card}
-    assert services.game_act(game_id=game.pk, user=on_turn, request_id="x", action=discard)["ok"]
-    other = users[1 - users.index(on_turn)]
-    assert services.game_act(game_id=game.pk, user=other, request_id="drop", action={"type": "drop"})["ok"]
-    assert PoolGame.objects.get(pk=game.pk).status == PoolGame.Status.RUNNING  # deal 2 is being played
-    return Deal.objects.get(game=game, number=1), users
 
 
 def _strings(data: Any) -> list[str]:
@@ -140,7 +116,7 @@ def _assert_table_view(client: Client, deal: Deal, who: str) -> None:
     "role", ["Support agent", "Administrator", "staff without a role", "Game integrity", "superuser"]
 )
 def test_staff_see_a_finished_deal_as_the_table_saw_it_everywhere(role: str, clock: FakeClock) -> None:
-    deal, _ = _finished_deal_of_a_running_game()
+    deal, _ = one_finished_deal()
     _assert_table_view(_client(_staff(role)), deal, role)
     assert not _face_up_rows(deal)
 
@@ -149,7 +125,7 @@ def test_staff_see_a_finished_deal_as_the_table_saw_it_everywhere(role: str, clo
 def test_every_hand_needs_the_role_and_a_reason_and_each_look_is_one_audit_row(
     role: str, clock: FakeClock
 ) -> None:
-    deal, _ = _finished_deal_of_a_running_game()
+    deal, _ = one_finished_deal()
     hidden = _hidden_cards(deal)
     client = _client(_staff(role))
     page = client.get(f"/history/deals/{deal.pk}/").content.decode()
@@ -185,7 +161,7 @@ def test_every_hand_needs_the_role_and_a_reason_and_each_look_is_one_audit_row(
 def test_a_role_without_the_hands_is_refused_the_face_up_page_even_with_a_reason(
     role: str, clock: FakeClock
 ) -> None:
-    deal, _ = _finished_deal_of_a_running_game()
+    deal, _ = one_finished_deal()
     hidden = _hidden_cards(deal)
     user = _staff(role)
     client = _client(user)
@@ -205,7 +181,7 @@ def test_a_role_without_the_hands_is_refused_the_face_up_page_even_with_a_reason
 
 
 def test_the_players_of_the_game_replay_it_face_up_and_nobody_else_sees_it(clock: FakeClock) -> None:
-    deal, users = _finished_deal_of_a_running_game()
+    deal, users = one_finished_deal()
     hidden = _hidden_cards(deal)
     for player in users:  # docs/rules.md §10.3: the deal_over gave them the seed of every hand
         client = _client(player)
@@ -227,7 +203,7 @@ def test_the_players_of_the_game_replay_it_face_up_and_nobody_else_sees_it(clock
 
 def test_the_review_queue_opens_a_flags_deal_face_up_once_recorded(clock: FakeClock) -> None:
     """The flag is the reason (docs/integrity.md): one view_replay row, then every hand."""
-    deal, users = _finished_deal_of_a_running_game()
+    deal, users = one_finished_deal()
     hidden = _hidden_cards(deal)
     now = timezone.now()
     flag = Flag.objects.create(

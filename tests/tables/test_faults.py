@@ -25,6 +25,7 @@ from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import (
+    PRODUCTION,
     Proc,
     free_port,
     point_celery_at,
@@ -34,7 +35,7 @@ from tests.tables.procs import (
     start_worker,
     wait_until,
 )
-from tests.tables.socketbots import Bot, acked_missing, charged_behind
+from tests.tables.socketbots import Bot, acked_missing, charged_behind, failure_report
 from wallet.audit import check_ledger
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
@@ -45,8 +46,7 @@ GAMES_SECONDS = 420.0
 #: (tables/resync.py), on a machine the suite's other workers may keep busy (10 s was missed once there).
 TABLE = {"seats": 2, "fee": 1_000, "turn_seconds": 20, "extra_time_seconds": 0, "pause_seconds": 1}
 #: The Daphnes run as the README's production section runs them: a connection pool, and socket
-#: threads that keep their connections (tables.dbthreads) through every kill and outage here.
-PRODUCTION = {"DB_POOL_SIZE": "8", "WS_DB_THREADS": "4"}
+#: threads that keep their connections (core.dbthreads) through every kill and outage here.
 
 
 @pytest.fixture
@@ -145,9 +145,7 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
         try:
             asyncio.run(play_all())
         except Exception as exc:
-            states = [(g.pk, *PoolGame.objects.values_list("status", "version").get(pk=g.pk)) for g in games]
-            tails = "\n".join(p.tail(30) for p in procs.values())
-            pytest.fail(f"{exc!r}\ngames {states}\nfaults {log}\n{tails}")
+            pytest.fail(failure_report(exc, games, procs.values(), "faults", log))
         faults.join(timeout=120)
         assert "faults done" in " ".join(log), log
         # the last fault (Redis away for 15 s) came while games were still being played

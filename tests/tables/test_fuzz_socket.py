@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 from accounts.models import User
 from rummy_site.asgi import application
 from tests.helpers import session_cookie
+from tests.sockets import ORIGIN
 from tests.tables.conftest import make_player
-from tests.tables.test_hostile_socket import ORIGIN, _started, game_fingerprint
+from tests.tables.games import game_fingerprint, two_seat_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
 
@@ -126,7 +127,7 @@ class _Session:
     """
 
     def __init__(self) -> None:
-        self.table, self.game, self.users = _started()
+        self.table, self.game, self.users = two_seat_game()
         self.stranger = make_player("stranger")
         self.pages: dict[int, WebsocketCommunicator] = {}
         #: each user's session cookie, made once: every example opens new sockets, logged in by it

@@ -14,38 +14,14 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client, override_settings
 
-from accounts.models import User
 from rummy_site.asgi import application
-from tables import services, sockets
-from tables.models import GameEvent, PoolGame, Table
+from tables import sockets
 from tests.helpers import session_cookie
-from tests.sockets import ORIGIN, open_socket
-from tests.tables.conftest import make_player, make_table
+from tests.sockets import ORIGIN, open_socket, still_open
+from tests.tables.conftest import make_player
+from tests.tables.games import game_fingerprint, two_seat_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _started() -> tuple[Table, PoolGame, list[User]]:
-    # a turn longer than any test here: a turn timer that comes due moves the game into extra time
-    # (the fuzz test, slow while the suite's other workers kept the machine busy, outlasted a 30 s
-    # turn once and saw its game change under a refused message)
-    table = make_table(seats=2, seed=7, turn_seconds=600)
-    users = [make_player("asha"), make_player("ravi")]
-    for user in users:
-        services.table_join(table_id=table.pk, user=user)
-    return table, table.games.get(), users
-
-
-def game_fingerprint(game_id: int) -> tuple[Any, ...]:
-    game = PoolGame.objects.get(pk=game_id)
-    return game.version, game.state, game.answers, GameEvent.objects.filter(game_id=game_id).count()
-
-
-async def still_open(page: WebsocketCommunicator) -> None:
-    """The socket answers a ping: it was not closed (a 1011 close would show here)."""
-    await page.send_json_to({"type": "ping"})
-    while (await page.receive_json_from(timeout=5))["type"] != "pong":
-        pass
 
 
 async def answer_to(
@@ -165,7 +141,7 @@ HOSTILE_FRAMES: list[tuple[str, str | None, bytes | None]] = [
 async def test_a_hostile_frame_gets_an_error_the_socket_stays_open_and_nothing_is_written(
     require_postgres: None, name: str, text: str | None, data: bytes | None
 ) -> None:
-    table, game, users = await sync_to_async(_started)()
+    table, game, users = await sync_to_async(two_seat_game)()
     before = await sync_to_async(game_fingerprint)(game.pk)
     for user in (users[0], await sync_to_async(make_player)("stranger")):  # a seated player and a stranger
         page = await open_socket(user, f"/ws/tables/{table.pk}/")
@@ -194,7 +170,7 @@ async def test_the_lobby_socket_survives_junk_too() -> None:
 
 async def test_an_error_echoes_no_more_than_a_short_excerpt() -> None:
     """A 1 MB ``type`` came back as 1 MB; a 7 KB one (under the frame limit) comes back as 32 characters."""
-    table, _game, users = await sync_to_async(_started)()
+    table, _game, users = await sync_to_async(two_seat_game)()
     page = await open_socket(users[0], f"/ws/tables/{table.pk}/")
     await page.receive_json_from(timeout=5)
     for message in (
@@ -209,7 +185,7 @@ async def test_an_error_echoes_no_more_than_a_short_excerpt() -> None:
 
 
 async def test_a_seated_players_valid_action_still_goes_through() -> None:
-    table, game, users = await sync_to_async(_started)()
+    table, game, users = await sync_to_async(two_seat_game)()
     page = await open_socket(users[0], f"/ws/tables/{table.pk}/")
     await page.receive_json_from(timeout=5)
     await page.send_json_to(
@@ -224,7 +200,7 @@ async def test_a_seated_players_valid_action_still_goes_through() -> None:
 @override_settings(WS_MESSAGES_PER_SECOND=5, WS_MESSAGE_BURST=10)
 async def test_a_flood_is_refused_past_the_rate_then_closed() -> None:
     """40,000 pipelined no-ops were each applied as a row write: past the rate each is refused, then the socket closed."""
-    table, game, users = await sync_to_async(_started)()
+    table, game, users = await sync_to_async(two_seat_game)()
     before = await sync_to_async(game_fingerprint)(game.pk)
     page = await open_socket(users[0], f"/ws/tables/{table.pk}/")
     await page.receive_json_from(timeout=5)
@@ -248,7 +224,7 @@ async def test_a_flood_is_refused_past_the_rate_then_closed() -> None:
 
 @override_settings(WS_MAX_SOCKETS_PER_USER=3)
 async def test_one_user_may_hold_only_so_many_sockets() -> None:
-    table, _game, users = await sync_to_async(_started)()
+    table, _game, users = await sync_to_async(two_seat_game)()
     cookie = (await sync_to_async(session_cookie)(users[0])).encode()
     held = []
     for _ in range(3):
@@ -280,7 +256,7 @@ async def test_an_unknown_websocket_path_is_closed_cleanly(path: str) -> None:
 
 
 async def test_logging_out_closes_that_sessions_sockets() -> None:
-    table, _game, users = await sync_to_async(_started)()
+    table, _game, users = await sync_to_async(two_seat_game)()
     client = Client()
     await sync_to_async(client.force_login)(users[0])
     from django.conf import settings

@@ -21,8 +21,8 @@ from accounts.models import User
 from tables import lobbyfeed
 from tables.models import Table
 from tables.notify import LOBBY_GROUP
+from tests.sockets import open_socket
 from tests.tables.conftest import make_player, make_table
-from tests.tables.test_hostile_socket import open_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

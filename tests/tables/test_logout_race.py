@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from tables import services, sockets
 from tests.tables import procs
 from tests.tables.conftest import make_player, make_table
-from tests.tables.test_private_actions import _regrouped
+from tests.tables.games import regrouped
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -157,7 +157,7 @@ async def _one_run(port: int, table_id: int, username: str) -> Run:
     cookie, path = browser.cookie(), f"/ws/tables/{table_id}/"
     ws = await procs.open_socket(port, cookie, path)
     snapshot = json.loads(await ws.recv())
-    groups = _regrouped(snapshot["view"]["hand"])
+    groups = regrouped(snapshot["view"]["hand"])
     run, stop = Run(), asyncio.Event()
     loop = asyncio.get_running_loop()
 

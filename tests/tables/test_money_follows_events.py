@@ -9,36 +9,18 @@ from typing import Any
 import pytest
 
 from game_engine import events as ev
-from game_engine import game as engine
 from game_engine.game import GameState
 from tables import play, services
 from tables.models import PoolGame
-from tests.tables.conftest import make_player, make_table
+from tests.tables.games import game_in_rejoin_window
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
 
 pytestmark = pytest.mark.django_db
 
 
-def _game_in_rejoin_window() -> tuple[PoolGame, list[Any]]:
-    table = make_table(fee=1_000, seats=3)
-    users = [make_player(name) for name in ("asha", "ravi", "meera")]
-    for user in users:
-        services.table_join(table_id=table.pk, user=user)
-    game = table.games.get()
-    state = GameState.from_dict(game.state)
-    # seat 0 went out in the deal just played; its window is open (docs/rules.md §7.4-7.6)
-    state.players[0].eliminated, state.players[0].score = True, 120
-    state.phase, state.phase_deadline = engine.REJOIN_WINDOW, state.now + 60_000
-    state.rejoin_offer = {"seats": [0], "score": 51, "fee": 1_000}
-    game.state = state.to_dict()
-    game.save(update_fields=["state"])
-    seat0 = next(u for u in users if str(u.pk) == state.players[0].id)
-    return game, [seat0, *[u for u in users if u is not seat0]]
-
-
 def test_the_rejoin_fee_charged_is_the_one_the_engine_emitted(monkeypatch: pytest.MonkeyPatch) -> None:
-    game, (rejoiner, *_) = _game_in_rejoin_window()
+    game, (rejoiner, *_) = game_in_rejoin_window()
     real_apply = play.apply
 
     def apply(state: GameState, action: Any) -> tuple[GameState, list[ev.Event]]:
@@ -54,7 +36,7 @@ def test_the_rejoin_fee_charged_is_the_one_the_engine_emitted(monkeypatch: pytes
 
 
 def test_a_rejoin_the_engine_did_not_emit_charges_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    game, (rejoiner, *_) = _game_in_rejoin_window()
+    game, (rejoiner, *_) = game_in_rejoin_window()
     real_apply = play.apply
 
     def apply(state: GameState, action: Any) -> tuple[GameState, list[ev.Event]]:
@@ -68,7 +50,7 @@ def test_a_rejoin_the_engine_did_not_emit_charges_nothing(monkeypatch: pytest.Mo
 
 
 def test_settlement_pays_what_game_over_carries() -> None:
-    game, (rejoiner, ravi, meera) = _game_in_rejoin_window()
+    game, (rejoiner, ravi, meera) = game_in_rejoin_window()
     # the eliminated seat declines by leaving; then a live player leaves: one is left and wins
     services.game_act(game_id=game.pk, user=rejoiner, request_id="r1", action={"type": "leave"})
     services.game_act(game_id=game.pk, user=ravi, request_id="r2", action={"type": "leave"})

@@ -21,8 +21,9 @@ from django.urls import reverse
 from accounts.models import User
 from tables import notify, services, tasks
 from tables.models import Table
+from tests.sockets import open_socket, still_open
 from tests.tables.conftest import FakeClock, make_player, make_table
-from tests.tables.test_hostile_socket import game_fingerprint, open_socket, still_open
+from tests.tables.games import game_fingerprint, regrouped
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,12 +50,6 @@ async def _answer(page: WebsocketCommunicator, kind: str, request_id: str) -> di
     return message
 
 
-def _regrouped(hand: list[str]) -> list[list[str]]:
-    """The hand in two groups, in an order the default arrangement never has."""
-    cards = sorted(hand, reverse=True)
-    return [cards[:5], cards[5:]]
-
-
 async def test_an_arrangement_reaches_only_the_players_other_sockets_and_keeps_the_version() -> None:
     table, (asha, ravi) = await _started(turn_seconds=60)
     path = f"/ws/tables/{table.pk}/"
@@ -70,7 +65,7 @@ async def test_an_arrangement_reaches_only_the_players_other_sockets_and_keeps_t
         seen_by_ravi = await _snapshot(other)
         game_id, version = first["game"]["id"], first["version"]
         before = await sync_to_async(game_fingerprint)(game_id)
-        groups = _regrouped(first["view"]["hand"])
+        groups = regrouped(first["view"]["hand"])
 
         action = {"type": "arrange", "groups": groups}
         await tab_a.send_json_to({"type": "action", "request_id": "arr-1", "action": action})
@@ -137,16 +132,16 @@ async def test_an_arrangement_is_told_to_the_players_other_sockets_only_while_th
             )
             assert (await _answer(page, "result", rid))["ok"]
 
-        await arrange(tab_a, "alone-1", _regrouped(hand))
+        await arrange(tab_a, "alone-1", regrouped(hand))
         assert told == []  # one socket: nobody to tell
         tab_b = await open_socket(asha, path)
         await _snapshot(tab_b)
         await arrange(tab_a, "two-1", [sorted(hand)])
         view = await tab_b.receive_json_from(timeout=5)
         assert view["type"] == "view" and view["view"]["arrangement"] == [sorted(hand)], view
-        await arrange(tab_b, "two-2", _regrouped(hand))  # the newer tab knows of the older one too
+        await arrange(tab_b, "two-2", regrouped(hand))  # the newer tab knows of the older one too
         view = await tab_a.receive_json_from(timeout=5)
-        assert view["type"] == "view" and view["view"]["arrangement"] == _regrouped(hand), view
+        assert view["type"] == "view" and view["view"]["arrangement"] == regrouped(hand), view
         assert told == ["two-1", "two-2"]
         await tab_b.disconnect()
         tab_b = None
@@ -180,7 +175,7 @@ async def test_a_timer_armed_before_arrangements_still_fires_at_its_version(
             for pk, page in pages.items():
                 rid = f"arr-{pk}-{n}"
                 hand = snapshots[pk]["view"]["hand"]
-                groups = last[pk] = _regrouped(hand) if n % 2 == 0 else [sorted(hand)]
+                groups = last[pk] = regrouped(hand) if n % 2 == 0 else [sorted(hand)]
                 await page.send_json_to(
                     {"type": "action", "request_id": rid, "action": {"type": "arrange", "groups": groups}}
                 )
@@ -207,7 +202,7 @@ async def test_groups_are_evaluated_over_the_table_socket_as_the_api_does() -> N
         snap = await _snapshot(page)
         game_id = snap["game"]["id"]
         before = await sync_to_async(game_fingerprint)(game_id)
-        groups = _regrouped(snap["view"]["hand"])
+        groups = regrouped(snap["view"]["hand"])
         wild = snap["view"]["wild_rank"]
 
         @sync_to_async

@@ -16,7 +16,6 @@ import shutil
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -24,15 +23,14 @@ from typing import Any
 import pytest
 
 from tables.seating import practice_table_start
-from tests.conftest import _missing
 from tests.helpers import session_cookie
+from tests.needs import missing
 from tests.tables.conftest import make_player
 from tests.tables.procs import (
+    ROOT,
     Proc,
     free_ports,
     open_socket,
-    point_celery_at,
-    private_redis,
     start_beat,
     start_daphne,
     start_worker,
@@ -46,21 +44,13 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
 TURNS = 3
-
-
-@pytest.fixture
-def redis_db(require_postgres: None, require_redis: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    with private_redis(require_redis) as url:
-        point_celery_at(url, monkeypatch)  # the practice game's first timers go to this Redis
-        yield url
 
 
 def _prometheus_binary() -> str:
     found = shutil.which("prometheus")
     if found is None:
-        _missing("prometheus", "install Debian's prometheus package (scripts/test does)")
+        missing("prometheus", "install Debian's prometheus package (scripts/test does)")
     return str(found)
 
 

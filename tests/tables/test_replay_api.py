@@ -12,36 +12,14 @@ from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, GameEvent, PoolGame
 from tests.tables.conftest import FakeClock, make_player, make_table
+from tests.tables.games import one_finished_deal
 from tests.tables.scenarios import three_player_game
 
 pytestmark = pytest.mark.django_db
 
 
-def _one_finished_deal() -> tuple[Deal, list[object]]:
-    table = make_table(seats=2)
-    users = [make_player("asha"), make_player("ravi")]
-    for u in users:
-        services.table_join(table_id=table.pk, user=u)
-    game = PoolGame.objects.get(table=table)
-    state = GameState.from_dict(game.state)
-    assert state.deal is not None
-    on_turn = users[state.deal.turn]
-    assert services.game_act(
-        game_id=game.pk, user=on_turn, request_id="d", action={"type": "draw", "source": "closed"}
-    )["ok"]
-    state = GameState.from_dict(PoolGame.objects.get(pk=game.pk).state)
-    assert state.deal is not None
-    card = state.deal.hands[state.deal.turn][0].code
-    assert services.game_act(
-        game_id=game.pk, user=on_turn, request_id="x", action={"type": "discard", "card": card}
-    )["ok"]
-    other = users[1 - users.index(on_turn)]
-    assert services.game_act(game_id=game.pk, user=other, request_id="drop", action={"type": "drop"})["ok"]
-    return Deal.objects.get(game=game, number=1), users
-
-
 def test_a_player_of_the_game_gets_the_replay_to_the_result_sheet(client: Client, clock: FakeClock) -> None:
-    deal, users = _one_finished_deal()
+    deal, users = one_finished_deal()
     client.force_login(users[0])
     detail = client.get(f"/api/history/deals/{deal.pk}/").json()
     assert detail["replay_error"] is None
@@ -60,7 +38,7 @@ def test_a_player_of_the_game_gets_the_replay_to_the_result_sheet(client: Client
 
 
 def test_a_player_of_another_game_and_a_spectator_get_nothing(client: Client, clock: FakeClock) -> None:
-    deal, _ = _one_finished_deal()
+    deal, _ = one_finished_deal()
     client.force_login(make_player("watcher"))  # a logged-in spectator of that table
     assert client.get(f"/api/history/deals/{deal.pk}/").status_code == 404
     other = make_table(seats=2)
@@ -73,7 +51,7 @@ def test_a_player_of_another_game_and_a_spectator_get_nothing(client: Client, cl
 
 
 def test_a_changed_stored_history_is_reported_not_replayed(client: Client, clock: FakeClock) -> None:
-    deal, users = _one_finished_deal()
+    deal, users = one_finished_deal()
     client.force_login(users[1])
     steps = client.get(f"/api/history/deals/{deal.pk}/").json()["replay"]
     k = next(i for i, s in enumerate(steps) if s["event"]["type"] == "discard")

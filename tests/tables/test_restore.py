@@ -34,6 +34,7 @@ from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import (
     BIN,
+    PRODUCTION,
     ROOT,
     Proc,
     child_database_url,
@@ -45,8 +46,6 @@ from tests.tables.procs import (
     wait_until,
 )
 from tests.tables.socketbots import Bot
-from tests.tables.test_faults import PRODUCTION
-from tests.tables.test_two_daphnes import redis_db  # noqa: F401 (a fixture)
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

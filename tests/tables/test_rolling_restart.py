@@ -25,10 +25,8 @@ from tables import services
 from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
-from tests.tables.procs import Proc, start_beat, start_daphne, start_worker, wait_until
-from tests.tables.socketbots import Bot, acked_missing, charged_behind
-from tests.tables.test_faults import PRODUCTION
-from tests.tables.test_two_daphnes import redis_db  # noqa: F401 (a fixture)
+from tests.tables.procs import PRODUCTION, Proc, start_beat, start_daphne, start_worker, wait_until
+from tests.tables.socketbots import Bot, acked_missing, charged_behind, failure_report
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
 
@@ -121,9 +119,7 @@ def test_a_rolling_restart_of_every_daphne_the_worker_and_beat_loses_no_move_chi
         try:
             asyncio.run(play_all())
         except Exception as exc:
-            states = [(g.pk, *PoolGame.objects.values_list("status", "version").get(pk=g.pk)) for g in games]
-            tails = "\n".join(p.tail(30) for p in procs.values())
-            pytest.fail(f"{exc!r}\ngames {states}\nrestarts {log}\n{tails}")
+            pytest.fail(failure_report(exc, games, procs.values(), "restarts", log))
         restarts.join(timeout=120)
         assert "restarts done" in log, log
         # the games were still being played when the last process came back

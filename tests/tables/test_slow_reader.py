@@ -14,14 +14,13 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from tables import services
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
-from tests.tables.procs import Proc, private_redis, start_daphne
+from tests.tables.procs import Proc, start_daphne
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -62,12 +61,6 @@ def _open_without_reading(port: int, path: str, cookie: str) -> socket.socket:
         head += chunk
     assert head.startswith(b"HTTP/1.1 101"), head
     return sock
-
-
-@pytest.fixture
-def redis_db(require_postgres: None, require_redis: str) -> Iterator[str]:
-    with private_redis(require_redis) as url:
-        yield url
 
 
 def test_a_client_that_does_not_read_is_closed(redis_db: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""One armed timer follows each game's deadline (``services._arm_timer``).
+"""One armed timer follows each game's deadline (``record.arm_timer``).
 
 A change sends a new timer task only when its deadline comes before the armed
 one; the armed timer, when it fires and finds the game moved on, arms the next.

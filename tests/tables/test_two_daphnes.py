@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from tables import services
 from tables.models import PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
-from tests.tables.procs import Proc, point_celery_at, private_redis, start_daphne, start_worker
+from tests.tables.procs import Proc, start_daphne, start_worker
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
 
@@ -126,14 +125,6 @@ def assert_versions_complete(player: Player) -> int:
     missing = set(range(versions[0], versions[-1] + 1)) - covered
     assert not missing, f"{player.name}: versions never delivered {sorted(missing)}"
     return rebuilds
-
-
-@pytest.fixture
-def redis_db(require_postgres: None, require_redis: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A private Redis database: the channel layer, the broker and beat of this test's servers."""
-    with private_redis(require_redis) as url:
-        point_celery_at(url, monkeypatch)  # the joins schedule the first turn timer on this Redis too
-        yield url
 
 
 def test_two_players_on_two_daphnes_play_a_game_to_the_end(redis_db: str, tmp_path: Path) -> None:

@@ -3,8 +3,8 @@
 Each thread keeps its database connection from one call to the next, for up to
 ``HOLD_SECONDS``. Channels' ``DatabaseSyncToAsync`` closes a thread's connections after
 every call, which with a pool (``DB_POOL_SIZE``) hands the connection back and takes one
-again at the next call: Django's connect and close on every action and arrangement, 3-4 %
-of a Daphne's CPU at 150 tables (bench/load/README.md, eleventh round). The threads are few
+again at the next call: Django's connect and close on every action and arrangement, a
+measurable part of a busy Daphne's CPU (bench/load/README.md). The threads are few
 and fixed, so holding their connections bounds what a process holds as the pool does, as
 long as the pool has room for them and one more (``holds``); otherwise they give their
 connection back after each call, as before.
@@ -71,7 +71,7 @@ def _hold_or_close() -> None:
     for conn in connections.all(initialized_only=True):
         if conn.connection is not None and getattr(conn, "_held_connection", None) is not conn.connection:
             # a connection new to this thread: held from now on, instead of closed at once (max age 0)
-            conn._held_connection = conn.connection
+            conn._held_connection = conn.connection  # type: ignore[attr-defined]  # this module's mark on Django's wrapper
             conn.close_at = time.monotonic() + HOLD_SECONDS
         conn.close_if_unusable_or_obsolete()
 

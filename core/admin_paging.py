@@ -16,15 +16,19 @@ table holds, a page reads at most a page of rows (and a capped count), never eve
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
+from django.contrib.admin.utils import quote
 from django.contrib.admin.views.main import ChangeList
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.functional import cached_property
 
 #: Tables at least this big (by PostgreSQL's estimate) are not counted row by row on an unfiltered list.
@@ -61,6 +65,19 @@ def query_estimate(queryset: QuerySet[Any]) -> int | None:
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
+def rows_by_ids(queryset: QuerySet[Any], start: int, stop: int | None) -> list[Any]:
+    """``queryset[start:stop]``, found by ids first and then read by primary key.
+
+    The ids of a page are read from the narrowest index that serves the list's filter and order
+    (the index alone, no row); the rows are then read by primary key. In one query PostgreSQL
+    may walk the primary key instead, newest first, and skip every row of the other values: a
+    filter to an old kind (the sign-up bonuses) skips most of the table before its first row.
+    """
+    ids = list(queryset.values_list("pk", flat=True)[start:stop])
+    found = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
+    return [found[pk] for pk in ids if pk in found]
+
+
 class EstimatedCountPaginator(Paginator):
     """A count that never reads more than ``COUNT_CAP`` rows (see the module's docstring)."""
 
@@ -68,10 +85,10 @@ class EstimatedCountPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        queryset = self.object_list
-        query = getattr(queryset, "query", None)
+        query = getattr(self.object_list, "query", None)
         if query is None or connection.vendor != "postgresql":
             return int(super().count)
+        queryset = cast(QuerySet[Any], self.object_list)  # what has a query here: the admin's list
         if not query.where:
             estimate = table_estimate(queryset.model)
             if estimate is not None and estimate >= ESTIMATE_ABOVE:
@@ -84,8 +101,15 @@ class EstimatedCountPaginator(Paginator):
         self.estimated = True
         return max(COUNT_CAP + 1, query_estimate(queryset) or 0)
 
+    def _get_page(self, object_list: Any, number: int, paginator: Paginator) -> Any:
+        """Django's page of the slice it cut, its rows read by ids first (``rows_by_ids``)."""
+        if isinstance(object_list, QuerySet) and connection.vendor == "postgresql":
+            query = object_list.query
+            object_list = rows_by_ids(self.object_list, query.low_mark, query.high_mark)  # type: ignore[arg-type]  # the list's queryset, as object_list was cut from it
+        return super()._get_page(object_list, number, paginator)  # type: ignore[misc]  # Django's page hook, not in the stubs
 
-def seek_fields(model: Any, ordering: list[str]) -> list[tuple[str, bool]] | None:
+
+def seek_fields(model: Any, ordering: Sequence[object]) -> list[tuple[str, bool]] | None:
     """``[(field, descending)]`` of an ordering a seek can follow (the model's own columns, none
     of them empty, ending with a unique one), or ``None``."""
     out: list[tuple[str, bool]] = []
@@ -118,7 +142,34 @@ def beyond(fields: list[tuple[str, bool]], values: dict[str, Any], forward: bool
     return q
 
 
-class SeekChangeList(ChangeList):
+#: Stands for a row's key in the link made once per page (a path segment no key is).
+_ROW_SLOT = "__row__"
+
+
+class QuickLinksChangeList(ChangeList):
+    """A list whose rows' links are made once per page: Django reverses each row's URL and, for a
+    list with a query string, resolves it again to add the list's filters, a tenth of the time a
+    100-row page takes to build. Same links."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # the rows' links carry the filters already: Django's per-row pass has nothing to add
+        self.row_filters, self.preserved_filters = self.preserved_filters, ""
+
+    def url_for_result(self, result: Any) -> str:
+        template = self.__dict__.get("_row_url")
+        if template is None:
+            url = reverse(
+                f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+                args=(_ROW_SLOT,),
+                current_app=self.model_admin.admin_site.name,
+            )
+            context: dict[str, Any] = {"preserved_filters": self.row_filters, "opts": self.opts}
+            template = self._row_url = add_preserved_filters(context, url)
+        return str(template).replace(_ROW_SLOT, str(quote(getattr(result, self.pk_attname))), 1)
+
+
+class SeekChangeList(QuickLinksChangeList):
     """A big list's pages: numbered near the start, by seek past it (see the module's docstring)."""
 
     def get_filters_params(self, params: Any = None) -> Any:
@@ -130,7 +181,7 @@ class SeekChangeList(ChangeList):
     def _get_deterministic_ordering(self, ordering: list[Any]) -> list[Any]:
         """Django's ordering made total by ``-pk``; after a descending column, ``pk``: so that one
         index on ``(column, -id)`` serves the sort both ways (read forwards, or backwards)."""
-        ordering = super()._get_deterministic_ordering(ordering)
+        ordering = super()._get_deterministic_ordering(ordering)  # type: ignore[misc]  # Django's, private: not in the stubs
         if len(ordering) >= 2 and ordering[-1] == "-pk":
             before = ordering[-2]
             if isinstance(before, str) and before.startswith("-") and before not in ("-pk", "-id"):
@@ -147,7 +198,9 @@ class SeekChangeList(ChangeList):
     def get_results(self, request: HttpRequest) -> None:
         self.offset_pages = OFFSET_PAGES
         self.seek = seek_fields(self.model, list(self.queryset.query.order_by))
-        self.seek_older = self.seek_newer = self.seek_oldest = None
+        self.seek_older: str | None = None
+        self.seek_newer: str | None = None
+        self.seek_oldest: str | None = None
         cursor = {k: request.GET.get(k) for k in SEEK_PARAMS if k in request.GET}
         if cursor and self.seek:
             self._seek_results(request, cursor)
@@ -162,7 +215,9 @@ class SeekChangeList(ChangeList):
         super().get_results(request)
         self._number_pages(current=self.page_num)
         self.estimated = getattr(self.paginator, "estimated", False)
-        rows = list(self.result_list)
+        listed = self.result_list  # the queryset itself when the list fits one page (Django's)
+        by_ids = isinstance(listed, QuerySet) and connection.vendor == "postgresql"
+        rows = rows_by_ids(listed, 0, None) if by_ids else list(listed)
         self.result_list = rows
         if self.seek and rows and self.multi_page and not (self.show_all and self.can_show_all):
             last_page = self.page_num >= self.paginator.num_pages
@@ -199,7 +254,11 @@ class SeekChangeList(ChangeList):
             queryset = queryset.filter(beyond(self.seek, values, forward))
         if not forward:
             queryset = queryset.reverse()
-        rows = list(queryset[: size + 1])
+        rows = (
+            rows_by_ids(queryset, 0, size + 1)
+            if connection.vendor == "postgresql"
+            else list(queryset[: size + 1])
+        )
         more = len(rows) > size
         rows = rows[:size]
         if not forward:
