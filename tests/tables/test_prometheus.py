@@ -107,19 +107,39 @@ def _total(port: int, expr: str) -> float:
 
 
 async def _play_turns(port: int, cookie: str, table_id: int, turns: int) -> int:
-    """Draw and discard on the player's turns until ``turns`` were played; the actions sent."""
+    """Draw and discard on the player's turns until ``turns`` were played; the actions sent.
+
+    The player decides from the newest view once its last action is answered: the update an
+    action causes may arrive before the action's result (the notice and the answer travel apart).
+    """
     ws = await open_socket(port, cookie, f"/ws/tables/{table_id}/")
     sent, played, acted_on, pending = 0, 0, -1, None
+    latest: dict[str, Any] | None = None
+    seen: list[str] = []  # what came, for the message of a test that waited in vain
     end = time.monotonic() + 40
     try:
         while played < turns:
-            message = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.1, end - time.monotonic())))
-            if message.get("type") == "result" and message.get("request_id") == pending:
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, end - time.monotonic()))
+            except TimeoutError:
+                raise AssertionError(
+                    f"{played} of {turns} turns played; the last messages: {seen[-6:]}"
+                ) from None
+            message = json.loads(raw)
+            kind = message.get("type")
+            if kind == "result" and message.get("request_id") == pending:
                 assert message["ok"], message
                 pending = None
-            view = message.get("view") if message.get("type") in ("snapshot", "update") else None
-            if view is None or pending is not None or message["version"] <= acted_on:
+            if kind in ("snapshot", "update"):
+                latest = message
+            if kind != "pong":
+                view = (latest or {}).get("view") or {}
+                seen.append(
+                    f"{kind} v{message.get('version')} {view.get('deal_phase')} turn {view.get('turn')}"
+                )
+            if pending is not None or latest is None or latest["version"] <= acted_on:
                 continue
+            view = latest["view"]
             if view.get("deal_phase") != "turn" or view.get("turn") != view.get("seat"):
                 continue
             if view["has_drawn"]:
@@ -128,7 +148,7 @@ async def _play_turns(port: int, cookie: str, table_id: int, turns: int) -> int:
             else:
                 action = {"type": "draw", "source": "closed"}
             sent += 1
-            pending, acted_on = f"p-{sent}", message["version"]
+            pending, acted_on = f"p-{sent}", latest["version"]
             await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
         # the last result, and the bot's answer to it, before the socket closes
         while pending is not None:
