@@ -20,6 +20,7 @@ from rummy_site.daphne_access import route_access_log  # noqa: E402
 from rummy_site.daphne_limits import limit_send_buffer  # noqa: E402
 from rummy_site.routing import websocket_urlpatterns  # noqa: E402
 from rummy_site.twisted_writes import write_at_once  # noqa: E402
+from rummy_site.ws_deflate import accept_deflate  # noqa: E402
 from rummy_site.ws_security import SameOriginValidator  # noqa: E402
 
 route_access_log()  # Daphne: its access lines in the site's log format (docs/operations.md, "Logs")
@@ -27,6 +28,8 @@ defer_frame_highlights()  # Daphne: autobahn's per-frame debug lines cost nothin
 limit_send_buffer(settings.WS_MAX_SEND_BUFFER)  # Daphne: close a socket whose client does not read
 if settings.WS_WRITE_AT_ONCE:
     write_at_once()  # Daphne: a frame goes to the socket at once when nothing waits before it
+if settings.WS_DEFLATE:  # Daphne: compressed frames for the browsers that offer them
+    accept_deflate(settings.WS_DEFLATE_WINDOW_BITS, settings.WS_DEFLATE_MEM_LEVEL)
 
 application = ProtocolTypeRouter(
     {

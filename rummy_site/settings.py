@@ -190,6 +190,11 @@ WS_MESSAGE_BURST = _int("WS_MESSAGE_BURST", 30)
 WS_MAX_SEND_BUFFER = _int("WS_MAX_SEND_BUFFER", 1024 * 1024)
 #: Daphne writes a frame to its socket at once when nothing waits before it (rummy_site/twisted_writes.py).
 WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
+#: Daphne agrees permessage-deflate with the browsers that offer it (rummy_site/ws_deflate.py): the
+#: compressor's window (2**bits bytes, 9-15) and zlib memory level (1-9) bound what a socket holds.
+WS_DEFLATE = _bool("WS_DEFLATE", True)
+WS_DEFLATE_WINDOW_BITS = _int("WS_DEFLATE_WINDOW_BITS", 13)
+WS_DEFLATE_MEM_LEVEL = _int("WS_DEFLATE_MEM_LEVEL", 4)
 #: Sockets one user may hold open: across every process with REDIS_URL (tables/socket_registry.py), else on this one.
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
 #: Seconds a socket stays counted in Redis (tables.socket_registry) unless its process renews it.

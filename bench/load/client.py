@@ -55,14 +55,17 @@ PASSIVE = frozenset({"arrange", "auto_drop", "im_back", "leave"})
 HOST = "127.0.0.1"  # loopback only
 
 
-async def open_ws(port: int, path: str, *, cookie: str | None = None, open_timeout: float = 60) -> Any:
-    """A WebSocket to the Daphne on ``port``, as every benchmark opens one: no compression and no
-    pings (they would be load of their own); with ``cookie``, a logged-in page of that site."""
+async def open_ws(
+    port: int, path: str, *, cookie: str | None = None, open_timeout: float = 60, deflate: bool = False
+) -> Any:
+    """A WebSocket to the Daphne on ``port``, as every benchmark opens one: no pings (they would be
+    load of their own) and no compression unless ``deflate`` (offered as a browser offers it);
+    with ``cookie``, a logged-in page of that site."""
     return await connect(
         f"ws://{HOST}:{port}{path}",
         additional_headers={"Cookie": cookie} if cookie else None,
         origin=f"http://{HOST}:{port}" if cookie else None,  # type: ignore[arg-type]
-        compression=None,
+        compression="deflate" if deflate else None,
         open_timeout=open_timeout,
         ping_interval=None,
         close_timeout=2,
@@ -154,7 +157,9 @@ class Seat:
         stats = self.table.stats
         try:
             async with sem:
-                return await open_ws(port, path, cookie=self.cookie)
+                return await open_ws(
+                    port, path, cookie=self.cookie, deflate=self.table.cfg.get("deflate", False)
+                )
         except Exception as exc:  # counted, the run goes on with the others
             stats.connect_failures += 1
             stats.error(f"connect:{type(exc).__name__}")

@@ -521,6 +521,7 @@ def run_once(
             "arranges_per_turn": args.arranges_per_turn,
             "evaluations_per_turn": args.evaluations_per_turn,
             "lobby": not args.no_lobby,
+            "deflate": args.deflate == "1",
             "reconnect_fraction": args.reconnect_fraction,
             "connect_concurrency": 32,
             "connect_timeout": 240,
@@ -801,6 +802,11 @@ def main() -> None:
     parser.add_argument("--rows", default="", help="JSON lines of earlier runs to add to the plot")
     parser.add_argument(
         "--write-at-once", default="1", help="WS_WRITE_AT_ONCE for Daphne (0: Twisted's own writes)"
+    )
+    parser.add_argument(
+        "--deflate",
+        default="0",
+        help="1: the clients offer permessage-deflate as browsers do (WS_DEFLATE: Daphne agrees)",
     )
     parser.add_argument(
         "--metrics", default="1", help="METRICS for the servers (0: no metrics recorded: what they cost)"

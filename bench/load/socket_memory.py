@@ -69,16 +69,17 @@ def rss_kib(pgids: list[int]) -> list[int]:
 
 
 # ---------------------------------------------------------------------------- client process
-def client_main(conn: Any) -> None:
-    """Opens the sockets it is sent, keeps them idle (reading what comes), reports."""
+def client_main(conn: Any, deflate: bool = False) -> None:
+    """Opens the sockets it is sent (offering permessage-deflate if ``deflate``), keeps them idle
+    (reading what comes), reports."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    asyncio.run(_client(conn))
+    asyncio.run(_client(conn, deflate))
 
 
-async def _client(conn: Any) -> None:
+async def _client(conn: Any, deflate: bool) -> None:
     from client import open_ws
 
     held: list[Any] = []
@@ -96,7 +97,7 @@ async def _client(conn: Any) -> None:
         port, path, cookie, snapshot = target
         async with sem:
             try:
-                ws = await open_ws(port, path, cookie=cookie, open_timeout=120)
+                ws = await open_ws(port, path, cookie=cookie, open_timeout=120, deflate=deflate)
                 if snapshot:
                     async with asyncio.timeout(120):
                         while json.loads(await ws.recv()).get("type") != "snapshot":
@@ -138,6 +139,9 @@ def main() -> None:
         "--sample", type=int, default=1000, help="sockets of each kind for the per-socket figure"
     )
     parser.add_argument("--client-procs", type=int, default=2)
+    parser.add_argument(
+        "--deflate", action="store_true", help="the clients offer permessage-deflate, as browsers do"
+    )
     parser.add_argument("--hold", type=float, default=30.0, help="seconds the sockets stay idle")
     parser.add_argument("--pg", default=f"postgres://postgres@{HOST}:5432")
     parser.add_argument("--redis", default=f"redis://{HOST}:6379/12")
@@ -170,7 +174,7 @@ def main() -> None:
         ctx = mp.get_context("spawn")
         for _ in range(args.client_procs):
             mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=client_main, args=(theirs,), daemon=True)
+            proc = ctx.Process(target=client_main, args=(theirs, args.deflate), daemon=True)
             proc.start()
             pipes.append(mine)
             procs.append(proc)
@@ -233,6 +237,7 @@ def main() -> None:
                     "servers": len(ports),
                     "players": args.players,
                     "sockets_asked": 2 * args.players,
+                    "deflate_offered": args.deflate,
                     "sockets_opened": held,
                     "errors": errors,
                     "closed_while_idle": closed,
