@@ -6,7 +6,7 @@ from core.admin_base import QuickRowsMixin
 
 
 @admin.register(User)
-class PlayerAdmin(QuickRowsMixin, UserAdmin):  # type: ignore[type-arg]
-    fieldsets = (*UserAdmin.fieldsets, ("Table", {"fields": ("display_name",)}))  # type: ignore[misc]
+class PlayerAdmin(QuickRowsMixin, UserAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
+    fieldsets = (*UserAdmin.fieldsets, ("Table", {"fields": ("display_name",)}))  # type: ignore[misc]  # Optional in django-stubs; Django's UserAdmin always sets it
     list_display: tuple[str, ...] = ("username", "display_name", "email", "is_staff", "date_joined")
     search_fields = ("username", "display_name", "email")

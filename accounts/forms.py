@@ -21,7 +21,7 @@ def email_in_use(email: str, *, exclude_pk: int | None = None) -> bool:
     return others.exists()
 
 
-class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+class SignUpForm(UserCreationForm):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """Sign-up asks for an e-mail address (for password resets), age 18+ and the terms (issue 14)."""
 
     email = forms.EmailField(required=True, help_text="For password resets; never shown to other players.")
@@ -33,7 +33,7 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
         fields = ("username", "display_name", "email")
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)
         self.fields["accept_terms"].help_text = format_html(
             'Read the <a href="{}">terms</a> and the <a href="{}">privacy notice</a>.',
             reverse("terms"),
@@ -57,7 +57,7 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
         return user
 
 
-class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]
+class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     class Meta:
         model = User
         fields = ("display_name", "email")

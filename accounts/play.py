@@ -244,7 +244,7 @@ def block_summary(user: User) -> str:
     if not user.is_active:
         return "account deactivated"
     if getattr(user, "suspended", False):
-        until = user.suspended_until  # type: ignore[attr-defined]
+        until = user.suspended_until  # type: ignore[attr-defined]  # annotated by with_blocks
         return f"suspended until {when(until)}" if until else "suspended until lifted"
     excluded_until = getattr(user, "excluded_until", None)
     if excluded_until is not None:

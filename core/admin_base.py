@@ -46,11 +46,11 @@ class ReadOnlyMixin:
         return False
 
 
-class ReadOnlyAdmin(QuickRowsMixin, ReadOnlyMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class ReadOnlyAdmin(QuickRowsMixin, ReadOnlyMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     pass
 
 
-class ReadOnlyTabularInline(ReadOnlyMixin, admin.TabularInline):  # type: ignore[type-arg]
+class ReadOnlyTabularInline(ReadOnlyMixin, admin.TabularInline):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     extra = 0
     can_delete = False
 

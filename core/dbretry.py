@@ -78,7 +78,7 @@ def once_more_on_dropped_connection(func: Callable[..., T]) -> Callable[..., T]:
     return call
 
 
-class RetryingAuthMiddleware(AuthMiddleware):  # type: ignore[misc]
+class RetryingAuthMiddleware(AuthMiddleware):  # type: ignore[misc]  # Channels ships no types: the base class is Any
     """Channels' ``AuthMiddleware`` whose session and user lookup survives a dead connection.
 
     The lookup runs on the process's shared database thread; if that thread's
@@ -97,7 +97,7 @@ class RetryingAuthMiddleware(AuthMiddleware):  # type: ignore[misc]
             await super().resolve_scope(scope)
 
 
-class SocketSessionMiddleware(SessionMiddleware):  # type: ignore[misc]
+class SocketSessionMiddleware(SessionMiddleware):  # type: ignore[misc]  # Channels ships no types: the base class is Any
     """Channels' ``SessionMiddleware`` that leaves a socket's ``send`` as it is.
 
     Its wrapper of ``send`` saves a changed session only before an HTTP response, yet on a

@@ -56,7 +56,7 @@ def run_in_thread(func: Any, threads: int) -> Any:
     return DatabaseSyncToAsync(func, thread_sensitive=False, executor=executor(threads))
 
 
-class _Holding(SyncToAsync):  # type: ignore[misc]
+class _Holding(SyncToAsync):  # type: ignore[misc]  # asgiref's SyncToAsync ships no types: the base class is Any
     """``DatabaseSyncToAsync`` whose thread keeps its connection between calls (``HOLD_SECONDS``)."""
 
     def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:

@@ -204,7 +204,7 @@ class WhileServing(Operation):
         return (self.__class__.__name__, [self.operation], {})
 
     @property
-    def reversible(self) -> bool:  # type: ignore[override]
+    def reversible(self) -> bool:  # type: ignore[override]  # Django's Operation has a plain attribute; here it depends on the operation's arguments
         return bool(self.operation.reversible)
 
     def state_forwards(self, app_label: str, state: Any) -> None:
@@ -249,7 +249,7 @@ class InOneTransaction(Operation):
         return (self.__class__.__name__, self.operations, {})
 
     @property
-    def reversible(self) -> bool:  # type: ignore[override]
+    def reversible(self) -> bool:  # type: ignore[override]  # Django's Operation has a plain attribute; here it depends on the operation's arguments
         return all(operation.reversible for operation in self.operations)
 
     def state_forwards(self, app_label: str, state: Any) -> None:

@@ -51,7 +51,7 @@ class Action:
         """This action at time ``at`` (and by ``seat``): what the server decides, never the sender."""
         if seat is None:
             return dataclasses.replace(self, at=at)
-        return dataclasses.replace(self, at=at, seat=seat)  # type: ignore[call-arg]
+        return dataclasses.replace(self, at=at, seat=seat)  # type: ignore[call-arg]  # only a seat's action is stamped with one; the base class has no seat
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, **codec.encoder(type(self))(self)}

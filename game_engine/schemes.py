@@ -37,6 +37,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from game_engine import deal as dl
 from game_engine import events as ev
@@ -277,8 +278,8 @@ class Table:
         assert d is not None
         if "draw" in legal:
             self.cheats.append((seat, "dump_play", state.deal_no))
-            source = "closed" if d.closed else "open"
-            return Draw(at=UNSTAMPED, seat=seat, source=source)  # type: ignore[arg-type]
+            source: Literal["closed", "open"] = "closed" if d.closed else "open"
+            return Draw(at=UNSTAMPED, seat=seat, source=source)
         if "discard" in legal:
             hand = list(d.hands[seat])
             worst = max(

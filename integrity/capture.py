@@ -51,7 +51,7 @@ class DeviceCookieMiddleware:
         new = not _VALID.match(value)
         if new:
             value = secrets.token_urlsafe(24)
-        request.device_id = value  # type: ignore[attr-defined]
+        request.device_id = value  # type: ignore[attr-defined]  # an attribute of ours on another library's object
         response: HttpResponse = self.get_response(request)
         if new:
             response.set_cookie(

@@ -102,7 +102,7 @@ def part_them_where_they_sit(sender: Any, link: AccountLink, **kwargs: Any) -> N
     )
     #: (user id, table name) of each player sent away, for the caller to tell (``capture``: at log-in)
     parted: list[tuple[int, str]] = []
-    link.parted = parted  # type: ignore[attr-defined]
+    link.parted = parted  # type: ignore[attr-defined]  # an attribute of ours on another library's object
     by_game: dict[int, list[Seat]] = {}
     for seat in seats:
         by_game.setdefault(seat.game_id, []).append(seat)

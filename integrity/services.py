@@ -703,7 +703,7 @@ class _Played(Mapping[tuple[int, int], Sequence[Any]]):
     def __len__(self) -> int:
         return len(self.sums.pairs)
 
-    def items(self) -> Iterator[tuple[tuple[int, int], Sequence[Any]]]:  # type: ignore[override]
+    def items(self) -> Iterator[tuple[tuple[int, int], Sequence[Any]]]:  # type: ignore[override]  # the pairs are made as they are read, not held as a view
         for key, pair in self.sums.pairs.items():
             a, b = key.split("|")
             x, y = int(a), int(b)

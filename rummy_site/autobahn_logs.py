@@ -58,7 +58,7 @@ def defer_frame_highlights() -> bool:
         return _Deferred(eager_val, (val, color, bold))
 
     for module in (protocol, twisted_websocket):
-        module.hltype = hltype  # type: ignore[attr-defined]
-        module.hlval = hlval  # type: ignore[attr-defined]
+        module.hltype = hltype  # type: ignore[attr-defined]  # an attribute of ours on another library's object
+        module.hlval = hlval  # type: ignore[attr-defined]  # an attribute of ours on another library's object
     _installed = True
     return True

@@ -28,7 +28,7 @@ import redis
 from kombu.transport import redis as kombu_redis
 
 
-class Channel(kombu_redis.Channel):  # type: ignore[misc]
+class Channel(kombu_redis.Channel):  # type: ignore[misc]  # kombu ships no types: the base class is Any
     """A Redis channel whose pool can be rebuilt after its connection was collected."""
 
     _conninfo: Any = None
@@ -47,7 +47,7 @@ class Channel(kombu_redis.Channel):  # type: ignore[misc]
             transport.client = None
 
 
-class Transport(kombu_redis.Transport):  # type: ignore[misc]
+class Transport(kombu_redis.Transport):  # type: ignore[misc]  # kombu ships no types: the base class is Any
     """kombu's Redis transport with the channel above."""
 
     Channel = Channel

@@ -76,7 +76,7 @@ def _linter_class() -> type:
     from django_migration_linter import MigrationLinter
     from django_migration_linter.sql_analyser.base import Issue
 
-    class LockLinter(MigrationLinter):  # type: ignore[misc,valid-type]
+    class LockLinter(MigrationLinter):  # type: ignore[misc,valid-type]  # django-migration-linter ships no types: the base class is Any
         """django-migration-linter with ``IGNORED``'s allowances and the ``ROW_BY_ROW`` check."""
 
         def __init__(self, *args: Any, ignored: dict[tuple[str, str], Allowed], **kwargs: Any) -> None:

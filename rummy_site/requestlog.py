@@ -45,7 +45,7 @@ class RequestLogMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         request_id = context.request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
-        request.request_id = request_id  # type: ignore[attr-defined]
+        request.request_id = request_id  # type: ignore[attr-defined]  # an attribute of ours on another library's object
         setattr(request, _LOGGED, True)
         setattr(request, _NOTES, [])
         previous, serving = context.snapshot(), _current_request.get()

@@ -37,7 +37,7 @@ PLAYERS_FOLDERS = ("js", "css", "vendor", "img")
 MINIFIED_FOLDER = "js/"
 
 
-class _PlayersFirstCompressor(Compressor):  # type: ignore[misc]
+class _PlayersFirstCompressor(Compressor):  # type: ignore[misc]  # WhiteNoise ships no types: the base class is Any
     def __init__(self, root: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.root = root.rstrip("/") + "/"
@@ -46,11 +46,11 @@ class _PlayersFirstCompressor(Compressor):  # type: ignore[misc]
     def compress(self, path: str) -> Iterator[str]:
         name = path[len(self.root) :] if path.startswith(self.root) else path
         if name.split("/", 1)[0] in PLAYERS_FOLDERS:
-            return super().compress(path)  # type: ignore[no-any-return]
-        return self.gzip_only.compress(path)  # type: ignore[no-any-return]
+            return super().compress(path)
+        return self.gzip_only.compress(path)
 
 
-class SiteStaticStorage(CompressedManifestStaticFilesStorage):  # type: ignore[misc]
+class SiteStaticStorage(CompressedManifestStaticFilesStorage):  # type: ignore[misc]  # WhiteNoise ships no types: the base class is Any
     support_js_module_import_aggregation = True
     #: A module's name changes when an import's does, one level of the import graph a pass at the
     #: least (deepest folders first, so often more): enough passes for the deepest chain of imports.
@@ -66,7 +66,7 @@ class SiteStaticStorage(CompressedManifestStaticFilesStorage):  # type: ignore[m
         def converter(match: re.Match[str]) -> str:
             if match.group("matched").startswith("import(") and in_comment(match.string, match.start()):
                 return match.group("matched")
-            return convert(match)  # type: ignore[no-any-return]
+            return convert(match)
 
         return converter
 
@@ -77,7 +77,7 @@ class SiteStaticStorage(CompressedManifestStaticFilesStorage):  # type: ignore[m
         """collectstatic's copy of a source file: a player's module is minified on its way in."""
         if minified(name):
             content = ContentFile(minify_js(content.read(), name))
-        return super().save(name, content, max_length)  # type: ignore[no-any-return]
+        return super().save(name, content, max_length)
 
     def post_process(self, paths: dict[str, Any], dry_run: bool = False, **options: Any) -> Iterator[Any]:
         """The hashed copies of the players' modules are made from the minified copies saved here,

@@ -54,6 +54,6 @@ def write_at_once() -> bool:
             data = data[sent:]
         buffered_write(self, data)
 
-    tcp.Connection.write = write  # type: ignore[method-assign]
+    tcp.Connection.write = write  # type: ignore[method-assign]  # the patch this module is for
     _installed = True
     return True

@@ -89,7 +89,7 @@ class SameOriginValidator:
         return await self.application(scope, receive, send)
 
 
-class NoRouteConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
+class NoRouteConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types: the base class is Any
     """Any WebSocket path no route serves: closed at once with 4404, instead of a 500 and a traceback."""
 
     async def connect(self) -> None:

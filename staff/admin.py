@@ -46,7 +46,7 @@ APPROVE = "staff.approve_adjustment"
 VIEW_LIVE = "staff.view_live_hands"
 
 
-def _context(model_admin: admin.ModelAdmin, request: HttpRequest, **extra: Any) -> dict[str, Any]:  # type: ignore[type-arg]
+def _context(model_admin: admin.ModelAdmin, request: HttpRequest, **extra: Any) -> dict[str, Any]:  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     return {**model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, **extra}
 
 
@@ -145,7 +145,7 @@ class ReasonedAdminMixin:
     from it (close a table, deactivate a settings row or an account instead)."""
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
-        fieldsets = super().get_fieldsets(request, obj)  # type: ignore[misc]
+        fieldsets = super().get_fieldsets(request, obj)  # type: ignore[misc]  # a mixin: the ModelAdmin it is mixed into has it
         editable = (
             self.has_change_permission(request, obj)  # type: ignore[attr-defined]  # ModelAdmin's: a mixin of it
             if obj is not None
@@ -156,10 +156,10 @@ class ReasonedAdminMixin:
         return fieldsets
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
-        form = kwargs.get("form") or self.form  # type: ignore[attr-defined]
+        form = kwargs.get("form") or self.form  # type: ignore[attr-defined]  # a mixin: the ModelAdmin it is mixed into has it
         if "audit_reason" not in form.declared_fields:
             kwargs["form"] = with_reason(form)
-        return super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]
+        return super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]  # a mixin: the ModelAdmin it is mixed into has it
 
     def changeform_view(
         self,
@@ -169,7 +169,7 @@ class ReasonedAdminMixin:
         extra_context: Any = None,
     ) -> HttpResponse:
         with audit.reasoned(request.POST.get("audit_reason", "") if request.method == "POST" else ""):
-            return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc,no-any-return]
+            return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc,no-any-return]  # a mixin: the ModelAdmin it is mixed into has it
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -909,7 +909,7 @@ class StaffAccountAdmin(AccountAdmin):
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> Any:
         model_admin = self
 
-        class OwnersRead(super().get_changelist(request, **kwargs)):  # type: ignore[misc]
+        class OwnersRead(super().get_changelist(request, **kwargs)):  # type: ignore[misc]  # the changelist class the admin would use, extended
             """Reads the page's account owners (and their roles) at once: no query per row."""
 
             def get_results(self, request: HttpRequest) -> None:
@@ -926,7 +926,7 @@ class StaffAccountAdmin(AccountAdmin):
         actor_rank = roles.rank(request.user)
         for account in accounts:
             owner = owners.get(account.player_id) if account.kind in ADJUSTABLE_KINDS else None
-            account.may_adjust = bool(  # type: ignore[attr-defined]
+            account.may_adjust = bool(  # type: ignore[attr-defined]  # an attribute of ours on another library's object
                 owner is not None and owner.pk != request.user.pk and actor_rank > roles.rank(owner)
             )
 

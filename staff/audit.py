@@ -271,5 +271,5 @@ def record_refusal(*, staff: Any, refused: StaffRefused, remote_addr: str | None
         kind=Action.ACCESS,
         remote_addr=remote_addr,
     )
-    refused.recorded = True  # type: ignore[attr-defined]
+    refused.recorded = True  # type: ignore[attr-defined]  # an attribute of ours on another library's object
     return entry

@@ -141,7 +141,7 @@ def guard_user_save(sender: Any, instance: User, raw: bool = False, **kwargs: An
     old = User.objects.filter(pk=instance.pk).first() if instance.pk else None
     check_user_change(acting.user, old, instance)
     # the address as stored, for the hold a staff change of it starts (``staff.credentials``)
-    instance._stored_email = old.email if old is not None else None  # type: ignore[attr-defined]
+    instance._stored_email = old.email if old is not None else None  # type: ignore[attr-defined]  # an attribute of ours on another library's object
 
 
 def _check_links(actor: Any, users: list[Any], what: str) -> None:

@@ -26,9 +26,9 @@ def hold_resets_after_a_staff_change(
     sender: Any, instance: User, created: bool, raw: bool = False, **kwargs: Any
 ) -> None:
     stored = getattr(instance, "_stored_email", None)
-    instance._stored_email = None  # type: ignore[attr-defined]
+    instance._stored_email = None  # type: ignore[attr-defined]  # an attribute of ours on another library's object
     reverted = getattr(instance, "_email_reverted", False)
-    instance._email_reverted = False  # type: ignore[attr-defined]
+    instance._email_reverted = False  # type: ignore[attr-defined]  # an attribute of ours on another library's object
     acting = audit.current()
     if acting is None or raw or created or stored is None or reverted:
         return

@@ -50,7 +50,7 @@ def safe_cell(value: Any) -> str:
     return f"'{text}" if text.startswith(FORMULA_STARTS) else text
 
 
-def list_columns(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[tuple[Any, str]]:  # type: ignore[type-arg]
+def list_columns(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[tuple[Any, str]]:  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """The list's columns with a heading (a column without one is a link or a button)."""
     out = []
     for name in model_admin.get_list_display(request):
@@ -62,7 +62,7 @@ def list_columns(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[tu
     return out
 
 
-def cell_text(name: Any, obj: models.Model, model_admin: admin.ModelAdmin) -> str:  # type: ignore[type-arg]
+def cell_text(name: Any, obj: models.Model, model_admin: admin.ModelAdmin) -> str:  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """A cell as the list shows it, without markup."""
     field, attr, value = lookup_field(name, obj, model_admin)
     if isinstance(value, bool):
@@ -83,7 +83,7 @@ def enqueue(job_id: int) -> None:
 
 @admin.action(description="Export to CSV (asks why; recorded)", permissions=["view"])
 def export_csv(
-    model_admin: admin.ModelAdmin,  # type: ignore[type-arg]
+    model_admin: admin.ModelAdmin,  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     request: HttpRequest,
     queryset: QuerySet[Any],
 ) -> HttpResponse | None:

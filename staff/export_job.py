@@ -57,7 +57,7 @@ def storage() -> Storage:
     return storages["exports"]
 
 
-def _list_as_asked(job: ExportJob) -> tuple[admin.ModelAdmin, HttpRequest, QuerySet[Any]]:  # type: ignore[type-arg]
+def _list_as_asked(job: ExportJob) -> tuple[admin.ModelAdmin, HttpRequest, QuerySet[Any]]:  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """The admin, a request as the staff member, and the rows they chose, as the list showed them."""
     model = next(m for m in admin.site._registry if m._meta.label == job.model)
     model_admin = admin.site._registry[model]

@@ -14,15 +14,15 @@ class AuditImmutable(Exception):
     """Audit entries are written once and never changed or deleted."""
 
 
-class _AppendOnlyQuerySet(models.QuerySet):  # type: ignore[type-arg]
+class _AppendOnlyQuerySet(models.QuerySet):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     def update(self, **kwargs: Any) -> NoReturn:
         raise AuditImmutable(f"{self.model._meta.verbose_name_plural} cannot be changed")
 
-    def delete(self) -> NoReturn:  # type: ignore[override]
+    def delete(self) -> NoReturn:  # type: ignore[override]  # append-only: it refuses what the base allows
         raise AuditImmutable(f"{self.model._meta.verbose_name_plural} cannot be deleted")
 
 
-class StaffActionManager(LogEntryManager.from_queryset(_AppendOnlyQuerySet)):  # type: ignore[misc]
+class StaffActionManager(LogEntryManager.from_queryset(_AppendOnlyQuerySet)):  # type: ignore[misc]  # django-stubs ships no types: the base class is Any
     """django-auditlog's manager (it writes its entries through ``log_create`` and
     ``log_m2m_changes``), filled in from the staff member acting (``staff.audit``)."""
 
@@ -114,7 +114,7 @@ class StaffAction(AbstractLogEntry):
             raise AuditImmutable("staff audit entries cannot be changed")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]  # append-only: it refuses what the base allows
         raise AuditImmutable("staff audit entries cannot be deleted")
 
 
@@ -190,7 +190,7 @@ class StaffNote(models.Model):
             raise AuditImmutable("staff notes cannot be changed")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]  # append-only: it refuses what the base allows
         raise AuditImmutable("staff notes cannot be deleted")
 
 

@@ -37,13 +37,13 @@ def _games_search(term: str) -> tuple[str, Any]:
 GAMES_SEARCH_HELP = "A game's id, a player's exact user name or e-mail address, or part of a table's name."
 
 
-class TableInline(admin.TabularInline):  # type: ignore[type-arg]
+class TableInline(admin.TabularInline):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     model = Table
     extra = 1
     fields = ("name",)
 
 
-class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
+class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """Amounts in rupees (kept in paise), the rake as a percentage of basis points' label."""
 
     entry_fee = RupeesField(label="Entry fee (₹)", min_value=0, help_text="Rupees, e.g. 100 or 12.50.")
@@ -68,7 +68,7 @@ class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(TableSettings)
-class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     form = TableSettingsForm
     list_display = (
         "name",
@@ -110,7 +110,7 @@ class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type
 
 
 @admin.register(Table)
-class TableAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class TableAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     list_display: tuple[str, ...] = ("name", "settings", "created_at")
     list_filter: ClassVar[tuple[str, ...]] = ("settings__format",)
     search_fields = ("name",)

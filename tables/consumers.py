@@ -129,7 +129,7 @@ def _outcome(answer: dict[str, Any]) -> str:
     return "error" if (answer.get("error") or {}).get("code") == "unavailable" else "refused"
 
 
-class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types: the base class is Any
     """JSON over the socket with orjson; no thread hop before every message; hostile input refused.
 
     Channels' ``AsyncConsumer.dispatch`` runs ``close_old_connections`` on the

@@ -167,7 +167,7 @@ def _message(cls: M) -> M:
         exec("\n".join(lines), {}, namespace)  # noqa: S102 - code made from the class's own field names
         namespace[name].__qualname__ = f"{cls.__qualname__}.{name}"
         namespace[name].__doc__ = f"The ``{cls.type}`` message as its JSON object."
-    cls.wire = namespace["wire"]  # type: ignore[method-assign]
+    cls.wire = namespace["wire"]  # type: ignore[method-assign]  # each message class gets its generated encoder once
     cls.build = staticmethod(namespace["build"])  # type: ignore[method-assign]  # made above, as wire is
     return cls
 

@@ -21,7 +21,7 @@ from psycopg.types.json import Json, Jsonb
 from psycopg.types.string import TextLoader
 
 
-class JSONTextField(models.JSONField):  # type: ignore[type-arg]
+class JSONTextField(models.JSONField):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """``JSONField`` stored as ``json`` on PostgreSQL (values in, values out, the same as JSONField)."""
 
     def db_type(self, connection: Any) -> str | None:

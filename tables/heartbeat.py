@@ -35,7 +35,7 @@ def sweep_ran(now: float | None = None) -> None:
         logger.warning("could not record the sweep's time", exc_info=True)
 
 
-class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]
+class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # Celery ships no types: the base class is Any
     """A worker consumer step: a heartbeat at once, then every ``HEALTH_HEARTBEAT_SECONDS`` from
     the consumer's own timer (so a worker whose loop is stuck stops beating)."""
 

@@ -127,7 +127,7 @@ class _Feed:
         await asyncio.gather(*sends)
 
 
-@database_sync_to_async  # type: ignore[misc]
+@database_sync_to_async  # type: ignore[misc]  # Channels ships no types: the decorated function is Any
 def _lobby_rows(tables: list[int]) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """The public tables' lobby rows (as ``GET /api/tables/`` gives them), and the owner of each
     private practice table among ``tables``."""

@@ -95,12 +95,13 @@ def lock_game_row_beside(game_id: int, sql: str, params: Sequence[Any]) -> tuple
 
 def is_retryable(exc: BaseException) -> bool:
     """Whether ``exc`` is a deadlock PostgreSQL broke or a serialization failure."""
-    while exc is not None:
-        if getattr(exc, "sqlstate", None) in RETRYABLE_SQLSTATES or getattr(exc, "pgcode", None) in (
+    cause: BaseException | None = exc  # Django's error, then the driver's it was raised from
+    while cause is not None:
+        if getattr(cause, "sqlstate", None) in RETRYABLE_SQLSTATES or getattr(cause, "pgcode", None) in (
             RETRYABLE_SQLSTATES
         ):
             return True
-        exc = exc.__cause__  # type: ignore[assignment]
+        cause = cause.__cause__
     return False
 
 
@@ -123,4 +124,4 @@ def retry_on_conflict(func: F) -> F:
                 time.sleep(random.uniform(0, _MAX_PAUSE * attempt / ATTEMPTS))
         raise AssertionError("unreachable")
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature, which mypy cannot follow to F

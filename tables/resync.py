@@ -78,7 +78,7 @@ def forget(socket: Watched) -> None:
     _behind.pop(socket, None)
 
 
-@database_sync_to_async  # type: ignore[misc]
+@database_sync_to_async  # type: ignore[misc]  # Channels ships no types: the decorated function is Any
 def _versions(game_ids: set[int]) -> dict[int, tuple[int, datetime | None]]:
     """Each game's version and the deadline of its clock (None when no clock runs)."""
     rows = PoolGame.objects.filter(pk__in=game_ids).values_list("pk", "version", "deadline_at")

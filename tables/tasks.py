@@ -41,7 +41,7 @@ def bot_move(game_id: int, version: int) -> bool:
     return drivers.bot_move(game_id=game_id, version=version)
 
 
-class RearmTimers(bootsteps.StartStopStep):  # type: ignore[misc]
+class RearmTimers(bootsteps.StartStopStep):  # type: ignore[misc]  # Celery ships no types: the base class is Any
     """A worker consumer step: each time the consumer (re)connects to the broker, re-arm every timer.
 
     It runs at the worker's start and again after every reconnection (Celery restarts

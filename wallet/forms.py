@@ -15,14 +15,14 @@ class RupeesField(forms.DecimalField):
     def __init__(self, **kwargs: object) -> None:
         kwargs.setdefault("max_digits", 14)
         kwargs.setdefault("decimal_places", 2)
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # passed through to Django's field as given
 
     def prepare_value(self, value: object) -> object:
         if isinstance(value, int) and not isinstance(value, bool):
             return (Decimal(value) / 100).quantize(Decimal("0.01"))  # paise as stored -> rupees shown
         return value
 
-    def to_python(self, value: object) -> int | None:  # type: ignore[override]
+    def to_python(self, value: object) -> int | None:  # type: ignore[override]  # chips in minor units: it cleans to an int, not its base's Decimal
         rupees = super().to_python(value)
         return None if rupees is None else int(rupees * 100)
 
@@ -31,7 +31,7 @@ class RupeesField(forms.DecimalField):
 
     def run_validators(self, value: object) -> None:
         if value is not None:
-            super().run_validators(Decimal(value) / 100)  # type: ignore[arg-type]
+            super().run_validators(Decimal(value) / 100)  # type: ignore[arg-type]  # a number its to_python cleaned
 
 
 class AdjustmentForm(forms.Form):
@@ -65,7 +65,7 @@ class AdjustmentForm(forms.Form):
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=100)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # passed through to Django's form as given
         if not self.is_bound:
             self.initial.setdefault("idempotency_key", f"adjust:{uuid.uuid4()}")
 

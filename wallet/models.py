@@ -105,13 +105,13 @@ class TransactionKind(models.TextChoices):
     ADJUSTMENT = "adjustment", "Staff adjustment"
 
 
-class AppendOnlyQuerySet(models.QuerySet):  # type: ignore[type-arg]
+class AppendOnlyQuerySet(models.QuerySet):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """Bulk update and delete are refused: the ledger is append-only."""
 
     def update(self, **kwargs: Any) -> NoReturn:
         raise AppendOnlyViolation(f"{self.model.__name__} rows are append-only; update refused")
 
-    def delete(self) -> NoReturn:  # type: ignore[override]
+    def delete(self) -> NoReturn:  # type: ignore[override]  # append-only: it refuses what the base allows
         raise AppendOnlyViolation(f"{self.model.__name__} rows are append-only; delete refused")
 
 
@@ -126,7 +126,7 @@ class AppendOnlyModel(models.Model):
             raise AppendOnlyViolation(f"{type(self).__name__} rows are append-only; update refused")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]  # append-only: it refuses what the base allows
         raise AppendOnlyViolation(f"{type(self).__name__} rows are append-only; delete refused")
 
 

@@ -44,7 +44,7 @@ def wallet_history(*, user: User) -> QuerySet[Entry]:
     )
 
 
-def wallet_history_page(*, user: User, page: int | str | None = 1, per_page: int = 25) -> Page:  # type: ignore[type-arg]
+def wallet_history_page(*, user: User, page: int | str | None = 1, per_page: int = 25) -> Page:  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     """One page of ``wallet_history``; out-of-range page numbers give the last page."""
     return Paginator(wallet_history(user=user), per_page).get_page(page)
 

@@ -29,7 +29,7 @@ POSTGRES_BACKWARD = [
 ]
 
 
-def forward(apps, schema_editor):  # type: ignore[no-untyped-def]
+def forward(apps, schema_editor):  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
     if schema_editor.connection.vendor != "postgresql":
         return
     for sql in POSTGRES_FORWARD:
@@ -41,7 +41,7 @@ def forward(apps, schema_editor):  # type: ignore[no-untyped-def]
         pass  # a server built without lz4 keeps pglz
 
 
-def backward(apps, schema_editor):  # type: ignore[no-untyped-def]
+def backward(apps, schema_editor):  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
     if schema_editor.connection.vendor != "postgresql":
         return
     for sql in POSTGRES_BACKWARD:

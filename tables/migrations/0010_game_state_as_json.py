@@ -67,7 +67,7 @@ SWAP = [
 ]
 
 
-def keep_in_row(schema_editor):  # type: ignore[no-untyped-def]
+def keep_in_row(schema_editor):  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
     """Migration 0009's lz4 on the state column, where the server has it (else pglz)."""
     try:
         with transaction.atomic(using=schema_editor.connection.alias):
@@ -76,7 +76,7 @@ def keep_in_row(schema_editor):  # type: ignore[no-untyped-def]
         pass  # a server built without lz4 keeps pglz
 
 
-def state_as_json(apps, schema_editor):  # type: ignore[no-untyped-def]
+def state_as_json(apps, schema_editor):  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
     if schema_editor.connection.vendor != "postgresql":
         return
     alias = schema_editor.connection.alias
@@ -98,7 +98,7 @@ def state_as_json(apps, schema_editor):  # type: ignore[no-untyped-def]
         keep_in_row(schema_editor)
 
 
-def state_as_jsonb(apps, schema_editor):  # type: ignore[no-untyped-def]
+def state_as_jsonb(apps, schema_editor):  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
     """Back: the type changed in place (a rewrite under the table's lock, as going back allows)."""
     if schema_editor.connection.vendor != "postgresql":
         return

@@ -37,3 +37,33 @@ def test_no_date_in_the_site_code_but_user_facing_examples() -> None:
         if DATE.search(line) and "help_text" not in line
     ]
     assert dated == []
+
+
+#: A mypy error silenced on a line: the comment after it must say why (issue 42), so the next reader
+#: can tell a library without types from a mistake kept quiet.
+BARE_IGNORE = re.compile(r"#\s*type:\s*ignore(\[[^\]]*\])?\s*$")
+
+
+def _python_files() -> list[Path]:
+    return [
+        path
+        for top in site_packages()
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if "__pycache__" not in path.parts
+    ]
+
+
+def test_every_type_ignore_in_the_site_code_says_why() -> None:
+    bare = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in _python_files()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if BARE_IGNORE.search(line)
+    ]
+    assert len(_python_files()) > 100 and bare == []
+
+
+def test_a_bare_type_ignore_is_found() -> None:
+    assert BARE_IGNORE.search("x = f()  # type: ignore[arg-type]")
+    assert BARE_IGNORE.search("x = f()  # type: ignore")
+    assert not BARE_IGNORE.search("x = f()  # type: ignore[arg-type]  # Channels ships no types")

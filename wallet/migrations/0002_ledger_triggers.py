@@ -59,8 +59,8 @@ DROP FUNCTION IF EXISTS wallet_refuse_change();
 """
 
 
-def _run_on_postgresql(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
+def _run_on_postgresql(sql: str):  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
+    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]  # a migration's callables: Django passes untyped apps and schema_editor
         if schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(sql, params=None)  # None: simple protocol, several statements
 
