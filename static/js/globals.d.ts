@@ -13,6 +13,8 @@ declare global {
     webkitAudioContext?: typeof AudioContext;
     /** The table page's test hook: what the page knows (never more than the server sent). */
     rummyTable?: { state: TableState; send: (action: Action) => void; socket: TableSocket; settled: () => boolean };
+    /** The table's socket as early.js opened it, with what it brought, until socket.js adopts it. */
+    rummyEarlySocket?: { path: string; ws: WebSocket; brought: MessageEvent[] };
     /** Every sound the page asked for, in order (tests and the curious). */
     rummySounds?: string[];
   }

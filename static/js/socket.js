@@ -114,8 +114,9 @@ export class TableSocket {
     if (this.closedForGood) return;
     clearTimeout(this.timer);
     this.abandon();
+    const early = this.adoptEarly();
     const proto = location.protocol === "https:" ? "wss://" : "ws://";
-    const ws = new WebSocket(proto + location.host + this.path);
+    const ws = early ? early.ws : new WebSocket(proto + location.host + this.path);
     this.ws = ws;
     this.openingAt = Date.now();
     if (this.beat === undefined) this.beat = setInterval(() => this.tick(), TICK_MS);
@@ -155,7 +156,25 @@ export class TableSocket {
       if (ev.code === 4429) { this.attempts = Math.max(this.attempts, 4); this.retry("Too many pages of your account are open: close one", true); return; }
       this.retry();
     };
+    if (early && ws.readyState === WebSocket.OPEN) ws.dispatchEvent(new Event("open")); // it opened before it was ours
+    if (early) for (const ev of early.brought) ws.onmessage(ev); // then what it brought, in order
   }
+
+  /**
+   * The socket early.js opened for this page, if it is still opening or open: taken once, by the
+   * first connect. Its handlers are replaced; what it received meanwhile is returned to be replayed.
+   * @returns {{ws: WebSocket, brought: MessageEvent[]} | null}
+   */
+  adoptEarly() {
+    const early = window.rummyEarlySocket;
+    if (!early) return null;
+    window.rummyEarlySocket = undefined;
+    early.ws.onmessage = null;
+    const usable = early.path === this.path && (early.ws.readyState === WebSocket.CONNECTING || early.ws.readyState === WebSocket.OPEN);
+    if (!usable) { try { early.ws.close(); } catch (e) { /* closed already */ } return null; }
+    return { ws: early.ws, brought: early.brought };
+  }
+
 
   /** A socket shown lost was only slow: it is open again for the page (which catches up, table.js). */
   heard() {

@@ -557,6 +557,7 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     assert any(e["type"] == "discard" and not e.get("auto") for e in mine), mine
     table_sockets = [s for s in sockets if "/ws/tables/" in s]
     assert table_sockets and all(s.startswith(f"wss://{HOST}:") for s in sockets), sockets
+    assert len(table_sockets) == 1, sockets  # early.js opened it from the head; the table adopted it
 
     # collectstatic's hashed files, from WhiteNoise in Daphne through nginx
     assert any("immutable" in cache for url, cache in static.items() if url.endswith(".css")), static
@@ -567,8 +568,10 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     # SortableJS came after the table showed, by itself
     page.wait_for_selector("#table-app[data-drag='ready']", state="attached")
     loaded = page.evaluate(TABLE_MODULES)
-    (entry,) = loaded["entry"]
-    assert set(loaded["scripts"]) - set(loaded["preloads"]) - {entry} == {
+    # two module scripts: early.js, which opens the table's socket from the head, and the table
+    (early,) = [url for url in loaded["entry"] if "/js/early." in url]
+    (entry,) = [url for url in loaded["entry"] if url != early]
+    assert set(loaded["scripts"]) - set(loaded["preloads"]) - {entry, early} == {
         url for url in loaded["scripts"] if "/vendor/sortable/" in url
     }, loaded
     assert set(loaded["preloads"]) <= set(loaded["scripts"]), loaded

@@ -1,0 +1,54 @@
+"""The table's socket opens from the page's head (``static/js/early.js``), before the table's code
+has arrived, and the table adopts it: one socket a page, its snapshot shown.
+
+With the table's own code held back, the page still opens its table socket (the early one); with it,
+the page opens exactly one, whose first frames (the snapshot, brought before the table's code ran)
+the table shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import PHONE
+from tests.e2e.pages import Player, join_by_form, make_user, pool_table
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def _table_sockets(player: Player) -> list[str]:
+    """The table sockets ``player``'s page opens from now on, as they open."""
+    opened: list[str] = []
+    player.page.on("websocket", lambda ws: opened.append(ws.url) if "/ws/tables/" in ws.url else None)
+    return opened
+
+
+def test_the_table_socket_opens_before_the_tables_code_and_the_table_adopts_it(
+    live_server_url: str, browser: Any
+) -> None:
+    table = pool_table("Early", 2, entry_fee=0, start_countdown_seconds=0)
+    users = [make_user("early-a", "Asha"), make_user("early-b", "Bala")]
+    for user in users:
+        join_by_form(user, table)
+
+    held = Player(browser, live_server_url, "Asha, the table's code held back", PHONE)
+    held_sockets = _table_sockets(held)
+    held.page.route("**/js/table.js", lambda route: route.abort())
+    held.log_in(users[0])
+    held.goto(f"/tables/{table.pk}/")
+    held.page.wait_for_function("() => window.rummyEarlySocket && window.rummyEarlySocket.brought.length > 0")
+    assert len(held_sockets) == 1  # early.js's, with the snapshot in it
+    assert held.page.evaluate("() => JSON.parse(window.rummyEarlySocket.brought[0].data).type") == "snapshot"
+    held.close()
+
+    asha = Player(browser, live_server_url, "Asha", PHONE)
+    sockets = _table_sockets(asha)
+    asha.open_table(users[0], table.pk)
+    assert len(asha.hand()) == 13
+    asha.page.wait_for_function("() => window.rummyTable.socket.isOpen()")
+    assert sockets == [f"{live_server_url.replace('http', 'ws', 1)}/ws/tables/{table.pk}/"]
+    assert asha.page.evaluate("() => window.rummyEarlySocket === undefined")  # taken by the table
+    asha.assert_clean()
+    asha.close()
