@@ -8,8 +8,8 @@ an offer accepter, which refuses every offer; here the factory is given one when
 
 The compressor's window (``WS_DEFLATE_WINDOW_BITS``) and memory level
 (``WS_DEFLATE_MEM_LEVEL``) bound what each socket holds: the window must span the last view for
-the references to reach it, and the default costs tens of KB a socket instead of zlib's 256 KB.
-The client is asked to compress with a small window too: its messages are a few hundred bytes.
+the references to reach it, and no more, since every socket keeps its own for as long as it is open.
+The client is asked to compress with a small window too: its messages are small.
 """
 
 from __future__ import annotations

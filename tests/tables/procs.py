@@ -377,8 +377,9 @@ def start_daphne(redis_url: str, *, name: str = "daphne", **env: str) -> tuple[P
     raise AssertionError(f"Daphne did not start on port {port}\n{tail}")
 
 
-async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/") -> Any:
-    """A WebSocket to the Daphne on ``port``, as a logged-in browser on that site opens it."""
+async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/", **options: Any) -> Any:
+    """A WebSocket to the Daphne on ``port``, as a logged-in browser on that site opens it
+    (offering permessage-deflate, as browsers do); ``options``: more of websockets' ``connect``."""
     from websockets.asyncio.client import connect
     from websockets.typing import Origin
 
@@ -388,6 +389,7 @@ async def open_socket(port: int, cookie: str, path: str = "/ws/lobby/") -> Any:
         additional_headers={"Cookie": cookie},
         proxy=None,
         open_timeout=10,
+        **options,
     )
     ws.keep_alive = asyncio.create_task(_ping_while_open(ws))  # held, lest the task be collected
     return ws

@@ -15,15 +15,13 @@ from typing import Any
 
 import pytest
 from autobahn.websocket.compress import PerMessageDeflateOffer, PerMessageDeflateOfferAccept
-from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
-from websockets.typing import Origin
 
 from rummy_site.ws_deflate import CLIENT_WINDOW_BITS, MAX_CLIENT_MESSAGE, deflate_accepter
 from tables.seating import practice_table_start
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player
-from tests.tables.procs import start_daphne
+from tests.tables.procs import open_socket, start_daphne
 
 
 def _offer(**asked: Any) -> PerMessageDeflateOffer:
@@ -60,14 +58,8 @@ async def _table_messages(
     port: int, cookie: str, table_id: int, **connect_options: Any
 ) -> tuple[str, int, int]:
     """(the extensions Daphne agreed, the snapshot's payload bytes, the bytes read for it off the wire)."""
-    async with connect(
-        f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
-        origin=Origin(f"http://127.0.0.1:{port}"),
-        additional_headers={"Cookie": cookie},
-        proxy=None,
-        open_timeout=10,
-        **connect_options,
-    ) as ws:
+    ws = await open_socket(port, cookie, f"/ws/tables/{table_id}/", **connect_options)
+    try:
         wire = 0
         read = ws.data_received
 
@@ -76,7 +68,7 @@ async def _table_messages(
             wire += len(data)
             read(data)
 
-        ws.data_received = counted  # type: ignore[method-assign]  # what the connection reads passes here
+        ws.data_received = counted  # what the connection reads passes here
         assert ws.response is not None
         agreed = ws.response.headers.get("Sec-WebSocket-Extensions") or ""
         while True:
@@ -85,6 +77,8 @@ async def _table_messages(
             if message.get("type") == "snapshot":
                 assert message["view"]["hand"], message  # the seat's own cards: the view read back whole
                 return agreed, len(raw), wire
+    finally:
+        await ws.close()
 
 
 @pytest.mark.postgres
@@ -111,20 +105,16 @@ def test_a_table_socket_is_compressed_when_offered_and_plain_otherwise(redis_db:
         async def inflate_past_the_limit() -> list[str]:
             """The types of the messages that came before the server closed the socket."""
             came: list[str] = []
-            async with connect(
-                f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/",
-                origin=Origin(f"http://127.0.0.1:{port}"),
-                additional_headers={"Cookie": cookie},
-                proxy=None,
-                open_timeout=10,
-                max_size=None,
-            ) as ws:
+            ws = await open_socket(port, cookie, f"/ws/tables/{table.pk}/", max_size=None)
+            try:
                 came.append(json.loads(await asyncio.wait_for(ws.recv(), timeout=10))["type"])
                 # a few hundred bytes on the wire, four times the limit once inflated
                 await ws.send(json.dumps({"type": "ping", "pad": "0" * (4 * MAX_CLIENT_MESSAGE)}))
                 with contextlib.suppress(ConnectionClosed):
                     while True:
                         came.append(json.loads(await asyncio.wait_for(ws.recv(), timeout=10))["type"])
+            finally:
+                await ws.close()
             return came
 
         # closed (autobahn drops the connection) without the message reaching the site: no pong
