@@ -3,7 +3,8 @@ has arrived, and the table adopts it: one socket a page, its snapshot shown.
 
 With the table's own code held back, the page still opens its table socket (the early one); with it,
 the page opens exactly one, whose first frames (the snapshot, brought before the table's code ran)
-the table shows.
+the table shows. An early socket lost before the code arrives is replaced by one of the table's own,
+on a page opened before the game started, which then shows the deal.
 """
 
 from __future__ import annotations
@@ -50,5 +51,44 @@ def test_the_table_socket_opens_before_the_tables_code_and_the_table_adopts_it(
     asha.page.wait_for_function("() => window.rummyTable.socket.isOpen()")
     assert sockets == [f"{live_server_url.replace('http', 'ws', 1)}/ws/tables/{table.pk}/"]
     assert asha.page.evaluate("() => window.rummyEarlySocket === undefined")  # taken by the table
+    asha.assert_clean()
+    asha.close()
+
+
+def test_an_early_socket_lost_before_the_code_arrives_is_replaced_and_the_game_starts_under_the_page(
+    live_server_url: str, browser: Any
+) -> None:
+    """Opened before the game starts; the signal drops the early socket while the table's code is
+    still on its way: the table opens a socket of its own and shows the deal when it comes."""
+    table = pool_table("Early, lost", 2, entry_fee=0, start_countdown_seconds=0)
+    asha_user, bala_user = make_user("lost-a", "Asha"), make_user("lost-b", "Bala")
+    join_by_form(asha_user, table)
+
+    asha = Player(browser, live_server_url, "Asha", PHONE)
+    sockets = _table_sockets(asha)
+    asha.page.route("**/js/table.js", lambda route: route.abort())
+    asha.log_in(asha_user)
+    asha.goto(f"/tables/{table.pk}/")
+    asha.page.wait_for_function("() => window.rummyEarlySocket && window.rummyEarlySocket.brought.length > 0")
+    asha.page.evaluate(
+        """() => new Promise((done) => {
+             const ws = window.rummyEarlySocket.ws;
+             ws.addEventListener("close", () => done());
+             ws.close();
+           })"""
+    )
+    # the table's code arrives now
+    asha.page.unroute("**/js/table.js")
+    asha.errors.clear()  # the held-back script's failure, which a real slow link does not cause
+    src = asha.page.evaluate("() => document.querySelector('script[type=module][src*=\"/js/table\"]').src")
+    asha.page.add_script_tag(url=src, type="module")
+    asha.page.wait_for_function("() => window.rummyTable && window.rummyTable.socket.isOpen()")
+    assert len(sockets) == 2  # the lost early socket, then the table's own
+    assert asha.page.evaluate("() => window.rummyEarlySocket === undefined")
+
+    join_by_form(bala_user, table)  # the second seat is taken: the deal comes to the open page
+    asha.page.wait_for_selector("#groups .card")
+    assert len(asha.hand()) == 13
+    assert len(sockets) == 2
     asha.assert_clean()
     asha.close()
