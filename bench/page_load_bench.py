@@ -28,7 +28,9 @@ before the page's first byte notes the moment. For each profile, one JSON line p
   cache cannot be aged otherwise without editing it.
 
 Each visit is made ``--repeat`` times, each time by a fresh phone, and the medians come last.
-Each line gives ``playable_s``; ``requests`` (sent to the network before playable, revalidations
+Each line gives ``playable_s``, with ``hand_s`` and ``open_s`` (when the 13 cards first showed, and
+the socket first showed open), ``asked_s`` (when the page made its first socket) and ``frame_s`` (when
+its first message came); ``requests`` (sent to the network before playable, revalidations
 counted), ``from_cache`` (answered by the cache without asking), ``bytes`` (as received, headers
 included), ``round_trips`` (the longest chain of network requests each started by the one before it,
 by the initiators Chromium reports, from the page itself; the socket's handshake counts after the
@@ -70,12 +72,26 @@ from tests.e2e.nginx_site import (  # noqa: E402
 HOST = "localhost"
 TEN_MINUTES = 600
 
-#: Notes when the page is playable: 13 cards in the hand, the socket open, the deck live.
+#: Notes when the page is playable: 13 cards in the hand, the socket open, the deck live; and when
+#: the page first asked for a socket.
 WATCH_PLAYABLE = """(() => {
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      if (window.__asked === undefined) window.__asked = performance.now();
+      this.addEventListener("message", () => {
+        if (window.__frame === undefined) window.__frame = performance.now();
+      });
+    }
+  };
   const check = () => {
     if (window.__playable !== undefined) return;
-    if (document.querySelectorAll('#groups .card').length === 13
-        && document.querySelector('#conn.conn-open') && document.querySelector('#closed-deck.can')) {
+    const hand = document.querySelectorAll('#groups .card').length === 13;
+    const open = document.querySelector('#conn.conn-open') !== null;
+    if (hand && window.__hand === undefined) window.__hand = performance.now();
+    if (open && window.__open === undefined) window.__open = performance.now();
+    if (hand && open && document.querySelector('#closed-deck.can')) {
       window.__playable = performance.now();
       observer.disconnect();
     }
@@ -157,14 +173,15 @@ class Recorder:
             up = chain(r["initiator"], seen | {url or ""})
             return up if r["cached"] else [*up, urlsplit(r["url"]).path]
 
-        chains = [chain(r["url"]) for r in before]
+        files = [chain(r["url"]) for r in before]
+        chains = list(files)
         # a module's page opens its socket once the whole graph has come and run: after every
         # request that ended before the handshake began
         for sock in self.sockets:
             if sock.get("start", playable_at) <= playable_at:
                 ended = [
                     c
-                    for r, c in zip(before, chains, strict=True)
+                    for r, c in zip(before, files, strict=True)
                     if r.get("end", sock["start"]) < sock["start"]
                 ]
                 chains.append([*max(ended, key=len, default=[]), urlsplit(sock["url"]).path])
@@ -185,6 +202,17 @@ class Recorder:
                 min((s.get("start", playable_at) for s in self.sockets), default=playable_at) - navigation, 2
             ),
             "longest_chain": longest,
+            "files": [
+                {
+                    "path": urlsplit(r["url"]).path,
+                    "bytes": r["bytes"],
+                    "cached": r["cached"],
+                    "start_s": round(r["start"] - navigation, 2),
+                    "end_s": round(r.get("end", navigation) - navigation, 2),
+                }
+                for r in sorted(before, key=lambda r: r["start"])
+                if not r["url"].startswith("data:")
+            ],
         }
 
     def max_ages(self) -> list[int]:
@@ -210,23 +238,52 @@ def initiator_url(initiator: dict[str, Any]) -> str | None:
     return None
 
 
-def visit(context: Any, url: str, profile: dict[str, Any] | None) -> tuple[dict[str, Any], list[int]]:
+def hot_functions(profile: dict[str, Any], top: int = 12) -> list[dict[str, Any]]:
+    """The functions the sampling profile ``profile`` (the DevTools Protocol's) spent most time in,
+    their own time alone, in milliseconds."""
+    deltas = dict.fromkeys(profile["samples"], 0)
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        deltas[sample] += delta
+    own: dict[str, float] = {}
+    for node in profile["nodes"]:
+        frame = node["callFrame"]
+        where = f"{frame['functionName'] or '(anonymous)'} {urlsplit(frame['url']).path}:{frame['lineNumber'] + 1}"
+        own[where] = own.get(where, 0) + deltas.get(node["id"], 0) / 1000
+    ranked = sorted(own.items(), key=lambda kv: -kv[1])[:top]
+    return [{"ms": round(ms, 1), "function": where} for where, ms in ranked]
+
+
+def visit(
+    context: Any, url: str, profile: dict[str, Any] | None, js_profile: bool = False
+) -> tuple[dict[str, Any], list[int]]:
     """One visit to the table page in ``context``: seconds to playable with what was fetched before,
-    and the lifetimes (``max-age``) of every answer."""
+    and the lifetimes (``max-age``) of every answer; with ``js_profile``, where the page's
+    JavaScript spent its time until then."""
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     recorder = Recorder(cdp)
     throttle(cdp, profile)
+    if js_profile:
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        cdp.send("Profiler.start")
     page.goto(url, wait_until="commit", timeout=120_000)
     page.wait_for_function("() => window.__playable !== undefined", timeout=120_000, polling=100)
+    hot = hot_functions(cdp.send("Profiler.stop")["profile"]) if js_profile else None
     seconds = page.evaluate("() => window.__playable") / 1000
+    marks = page.evaluate("() => [window.__hand, window.__open, window.__asked, window.__frame]")
     page.wait_for_timeout(200)  # the last events of requests started before playable
     page.close()
     # the document's request is the navigation's start on the protocol's clock
     navigation = min(r["start"] for r in recorder.requests.values())
     return {
         "playable_s": round(seconds, 2),
+        "hand_s": round(marks[0] / 1000, 2),
+        "open_s": round(marks[1] / 1000, 2),
+        "asked_s": round(marks[2] / 1000, 2),
+        "frame_s": round(marks[3] / 1000, 2),
         **recorder.summary(navigation, navigation + seconds),
+        **({"hot": hot} if hot is not None else {}),
     }, recorder.max_ages()
 
 
@@ -255,9 +312,9 @@ def measure(args: argparse.Namespace, base: str, games: dict[str, tuple[int, str
     profiles = args.profiles.split(",")
     lines: list[dict[str, Any]] = []
 
-    def note(line: dict[str, Any]) -> None:
+    def note(line: dict[str, Any], files: bool) -> None:
         lines.append(line)
-        print(json.dumps(line), flush=True)
+        print(json.dumps(line if files else {k: v for k, v in line.items() if k != "files"}), flush=True)
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
@@ -275,16 +332,18 @@ def measure(args: argparse.Namespace, base: str, games: dict[str, tuple[int, str
                 context = phone_context(browser, base, cookie)
                 phones.append((name, context))
                 for kind in ("cold", "second"):
-                    line, lifetimes = visit(context, f"{base}/tables/{table_id}/", PROFILES[name])
+                    line, lifetimes = visit(
+                        context, f"{base}/tables/{table_id}/", PROFILES[name], args.js_profile
+                    )
                     ages += lifetimes
-                    note({"profile": name, "visit": kind, **line})
+                    note({"profile": name, "visit": kind, **line}, args.files)
         wait = max((a for a in ages if a < TEN_MINUTES), default=0) + 1
         assert wait <= TEN_MINUTES, wait
         print(json.dumps({"stale_wait_s": wait, "lifetimes_s": sorted(set(ages))}), flush=True)
         time.sleep(wait)
         for name, context in phones:
-            line, _ = visit(context, f"{base}/tables/{games[name][0]}/", PROFILES[name])
-            note({"profile": name, "visit": "stale", **line})
+            line, _ = visit(context, f"{base}/tables/{games[name][0]}/", PROFILES[name], args.js_profile)
+            note({"profile": name, "visit": "stale", **line}, args.files)
             context.close()
         browser.close()
     for name in profiles:
@@ -303,6 +362,15 @@ def main() -> None:
     )
     add_arguments(parser, db_name="rummy_pageload", redis_db=12)
     parser.add_argument("--repeat", type=int, default=3, help="fresh phones per profile")
+    parser.add_argument(
+        "--files", action="store_true", help="each visit's line lists what it asked for: bytes, start, end"
+    )
+    parser.add_argument(
+        "--js-profile",
+        action="store_true",
+        help="each visit's line names the functions the page's JavaScript spent most time in"
+        " (sampled; with STATIC_MINIFY_JS=0 they keep their names)",
+    )
     args = parser.parse_args()
     env = {"TRUST_X_FORWARDED_PROTO": "1", "ALLOWED_HOSTS": HOST, "WS_IDLE_SECONDS": "20"}
     shipped = shipped_daphne_ports()

@@ -1,7 +1,7 @@
 """The site's Content-Security-Policy (django-csp), plus the WebSocket origin of the page's own host.
 
-The policy itself is ``CONTENT_SECURITY_POLICY`` in the settings: no inline script,
-no foreign origin. ``connect-src 'self'`` covers ``ws:``/``wss:`` of the same host in
+The policy itself is ``CONTENT_SECURITY_POLICY`` in the settings: no inline script but the one
+a page's nonce allows, no foreign origin. ``connect-src 'self'`` covers ``ws:``/``wss:`` of the same host in
 CSP level 3 browsers only, so the page's own ``ws://host`` and ``wss://host`` are
 added per request, from the host Django already validated against ``ALLOWED_HOSTS``.
 """

@@ -21,9 +21,26 @@ STATIC_IMPORT = re.compile(
 )
 
 
+#: A dynamic ``import("…")`` (those in comments are JSDoc types: see ``in_comment``).
+DYNAMIC_IMPORT = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
+
+
 def static_imports(source: str) -> list[str]:
     """The specifiers ``source`` imports statically, in order."""
     return STATIC_IMPORT.findall(source)
+
+
+def dynamic_imports(source: str) -> list[str]:
+    """The specifiers ``source`` imports dynamically in its code, in order."""
+    return [m.group(1) for m in DYNAMIC_IMPORT.finditer(source) if not in_comment(source, m.start())]
+
+
+def in_comment(source: str, at: int) -> bool:
+    """Whether ``at`` in a JavaScript file is inside a ``/* … */`` or after a ``//`` on its line
+    (a ``//`` in a string before it on the line would count too: the modules have none there)."""
+    in_block = source.rfind("/*", 0, at) > source.rfind("*/", 0, at)
+    line = source[source.rfind("\n", 0, at) + 1 : at]
+    return in_block or "//" in line
 
 
 def resolve(importer: str, specifier: str) -> str:

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 import dj_email_url
+from csp.constants import NONCE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -399,6 +400,9 @@ STATIC_ROOT: Path | None = BASE_DIR / "staticfiles"  # None in the tests (test_s
 #: collectstatic minifies the players' own modules (static/js) with esbuild from node_modules
 #: (``npm ci``): fewer bytes before the table is playable on mobile data (rummy_site/static_storage.py).
 STATIC_MINIFY_JS = _bool("STATIC_MINIFY_JS", True)
+#: ... and bundles each page's entry module (the top of static/js) with what it imports: one file to
+#: fetch and compress instead of the graph's dozens.
+STATIC_BUNDLE_JS = _bool("STATIC_BUNDLE_JS", True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # admin exports: never under a URL of their own (staff.export_views serves them)
@@ -426,12 +430,13 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUST_X_FORWARD
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 # Content-Security-Policy (django-csp; rummy_site.csp adds the page's own ws:// and wss://):
-# no inline script, no eval, no foreign origin. Inline styles stay allowed (the
+# no inline script but the one a page's nonce allows, no eval, no foreign origin. Inline styles stay allowed (the
 # Swagger UI page has a <style> block; pages set element.style from scripts).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
-        "script-src": ["'self'"],
+        # the nonce: the one script a page carries inline (the table's early socket, {% inline_script %})
+        "script-src": ["'self'", NONCE],
         "style-src": ["'self'", "'unsafe-inline'"],
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],

@@ -12,9 +12,11 @@ browser's bundles are for staff and are many megabytes; brotli at that quality w
 collectstatic many times slower for them, so they keep gzip alone.
 
 The players' own modules (``js/``) are minified as they are collected, before they are hashed: a
-phone on mobile data waits on their bytes before the table is playable (docs/operations.md). The
-minifier is esbuild (a dev dependency in package.json, installed by ``npm ci``), which parses the
-modules as the browser does; the vendor files come minified already.
+phone on mobile data waits on their bytes before the table is playable (docs/operations.md). Each
+page's entry module (one at the top of ``js/``) is collected as a bundle of its whole graph: one
+file, compressed as a whole, in one request. The tool is esbuild (a dev dependency in
+package.json, installed by ``npm ci``), which parses the modules as the browser does; the vendor
+files come minified already. ``DEBUG`` serves the modules as written.
 """
 
 from __future__ import annotations
@@ -22,14 +24,18 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from django.conf import settings
+from django.contrib.staticfiles import finders
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files.base import ContentFile
 from whitenoise.compress import Compressor
 from whitenoise.storage import CompressedManifestStaticFilesStorage
+
+from rummy_site.module_graph import dynamic_imports, in_comment, module_graph, resolve
 
 #: The collected folders that players' pages load (static/ of the project).
 PLAYERS_FOLDERS = ("js", "css", "vendor", "img")
@@ -74,21 +80,45 @@ class SiteStaticStorage(CompressedManifestStaticFilesStorage):  # type: ignore[m
         return _PlayersFirstCompressor(str(self.location), **kwargs)
 
     def save(self, name: str, content: IO[Any], max_length: int | None = None) -> str:
-        """collectstatic's copy of a source file: a player's module is minified on its way in."""
-        if minified(name):
+        """collectstatic's copy of a source file: a page's entry module is bundled, and a player's
+        module minified, on its way in."""
+        if bundled(name):
+            content = ContentFile(bundle_js(name))
+        elif minified(name):
             content = ContentFile(minify_js(content.read(), name))
         return super().save(name, content, max_length)
 
+    def get_modified_time(self, name: str) -> datetime:
+        """A player's module is always collected afresh (collectstatic skips a file whose copy is
+        newer than its source): what it becomes depends on the settings and, for an entry, on every
+        module of its graph, not on its own source alone."""
+        if own_module(name):
+            return datetime.min.replace(tzinfo=UTC)
+        return cast(datetime, super().get_modified_time(name))
+
     def post_process(self, paths: dict[str, Any], dry_run: bool = False, **options: Any) -> Iterator[Any]:
-        """The hashed copies of the players' modules are made from the minified copies saved here,
-        not from the sources collectstatic found them in."""
-        paths = {name: (self, name) if minified(name) else found for name, found in paths.items()}
+        """The hashed copies of the players' modules are made from the copies saved here, not from
+        the sources collectstatic found them in."""
+        paths = {
+            name: (self, name) if bundled(name) or minified(name) else found for name, found in paths.items()
+        }
         yield from super().post_process(paths, dry_run, **options)
+
+
+def own_module(name: str) -> bool:
+    """Whether the collected file ``name`` is one of the players' own modules (``static/js``)."""
+    return name.startswith(MINIFIED_FOLDER) and name.endswith(".js")
 
 
 def minified(name: str) -> bool:
     """Whether the collected file ``name`` is a player's module that collectstatic minifies."""
-    return bool(settings.STATIC_MINIFY_JS) and name.startswith(MINIFIED_FOLDER) and name.endswith(".js")
+    return bool(settings.STATIC_MINIFY_JS) and own_module(name)
+
+
+def bundled(name: str) -> bool:
+    """Whether the collected file ``name`` is a page's entry module, which collectstatic bundles
+    with every module it imports: a module at the top of ``js/`` (those in its folders are parts)."""
+    return bool(settings.STATIC_BUNDLE_JS) and own_module(name) and "/" not in name[len(MINIFIED_FOLDER) :]
 
 
 def esbuild() -> Path:
@@ -98,26 +128,61 @@ def esbuild() -> Path:
 def minify_js(source: bytes | str, name: str = "<module>") -> bytes:
     """``source``, an ES module, minified by esbuild (names, white space and comments; the syntax
     as written, so the same browsers run it)."""
+    data = source.encode() if isinstance(source, str) else source
+    return run_esbuild(["--minify"], data, name, "minify")
+
+
+def bundle_js(entry: str) -> bytes:
+    """The page's entry module ``entry`` (``js/table.js``) and every module it imports statically,
+    as one module: a phone fetches one file, compressed as a whole, instead of the graph's dozens.
+    What a module imports dynamically stays its own file, fetched when first needed (SortableJS)."""
+    path = finders.find(entry)
+    if not isinstance(path, str):
+        raise ImproperlyConfigured(f"no static file {entry!r} to bundle")
+    lazy = []
+    for name in module_graph(entry, read_static):
+        for specifier in dynamic_imports(read_static(name)):
+            # the bundle sits where its entry does: the import must name its file from there too
+            if not names_the_same(entry, name, specifier):
+                raise ImproperlyConfigured(
+                    f"{name} imports {specifier!r} dynamically, a path that {entry}'s bundle would"
+                    " not find: import it statically, or move the module beside its entry"
+                )
+            lazy.append(f"--external:{specifier}")
+    options = ["--bundle", *lazy, *(["--minify"] if settings.STATIC_MINIFY_JS else [])]
+    return run_esbuild([*options, path], b"", entry, "bundle")
+
+
+def names_the_same(entry: str, importer: str, specifier: str) -> bool:
+    """Whether ``specifier`` names the same file from ``entry`` as from ``importer``."""
+    try:
+        return resolve(entry, specifier) == resolve(importer, specifier)
+    except ValueError:  # outside the static files from one of them
+        return False
+
+
+def read_static(name: str) -> str:
+    """A static file's source, found where collectstatic finds it."""
+    path = finders.find(name)
+    if not isinstance(path, str):
+        raise ValueError(f"no static file {name!r}")
+    return Path(path).read_text(encoding="utf-8")
+
+
+def run_esbuild(options: list[str], data: bytes, name: str, doing: str) -> bytes:
+    """esbuild's output for ``options`` (an ES module, as written for the same browsers)."""
     if not esbuild().exists():
         raise ImproperlyConfigured(
-            f"collectstatic minifies the players' modules with {esbuild()}: install it with npm ci"
-            " (README), or collect them unminified with STATIC_MINIFY_JS=false"
+            f"collectstatic minifies and bundles the players' modules with {esbuild()}: install it"
+            " with npm ci (README), or collect them as written with STATIC_MINIFY_JS=false and"
+            " STATIC_BUNDLE_JS=false"
         )
-    data = source.encode() if isinstance(source, str) else source
     done = subprocess.run(
-        [str(esbuild()), "--minify", "--format=esm", "--charset=utf8", "--log-level=error"],
+        [str(esbuild()), "--format=esm", "--charset=utf8", "--log-level=error", *options],
         input=data,
         capture_output=True,
         check=False,
     )
     if done.returncode != 0:
-        raise ValueError(f"esbuild could not minify {name}: {done.stderr.decode(errors='replace')}")
+        raise ValueError(f"esbuild could not {doing} {name}: {done.stderr.decode(errors='replace')}")
     return done.stdout
-
-
-def in_comment(source: str, at: int) -> bool:
-    """Whether ``at`` in a JavaScript file is inside a ``/* … */`` or after a ``//`` on its line
-    (a ``//`` in a string before it on the line would count too: the modules have none there)."""
-    in_block = source.rfind("/*", 0, at) > source.rfind("*/", 0, at)
-    line = source[source.rfind("\n", 0, at) + 1 : at]
-    return in_block or "//" in line

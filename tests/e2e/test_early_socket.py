@@ -1,5 +1,5 @@
-"""The table's socket opens from the page's head (``static/js/early.js``), before the table's code
-has arrived, and the table adopts it: one socket a page, its snapshot shown.
+"""The table's socket opens from the page's head (``static/js/early.js``, inlined there), before the
+table's code has arrived, and the table adopts it: one socket a page, its snapshot shown.
 
 With the table's own code held back, the page still opens its table socket (the early one); with it,
 the page opens exactly one, whose first frames (the snapshot, brought before the table's code ran)

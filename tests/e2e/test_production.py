@@ -564,17 +564,15 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
     # every module too (collectstatic rewrote their imports to the hashed names): cached for good
     scripts = {url: cache for url, cache in static.items() if url.endswith(".js")}
     assert scripts and all("immutable" in cache for cache in scripts.values()), scripts
-    # the table page named every module of its graph up front (one round trip for them all), and
-    # SortableJS came after the table showed, by itself
+    # the table's code came as one bundle (nothing left to preload), and SortableJS after the
+    # table showed, by itself
     page.wait_for_selector("#table-app[data-drag='ready']", state="attached")
     loaded = page.evaluate(TABLE_MODULES)
-    # two module scripts: early.js, which opens the table's socket from the head, and the table
-    (early,) = [url for url in loaded["entry"] if "/js/early." in url]
-    (entry,) = [url for url in loaded["entry"] if url != early]
-    assert set(loaded["scripts"]) - set(loaded["preloads"]) - {entry, early} == {
-        url for url in loaded["scripts"] if "/vendor/sortable/" in url
-    }, loaded
-    assert set(loaded["preloads"]) <= set(loaded["scripts"]), loaded
+    # one module script, the table's (early.js, which opens its socket, is inlined in the head)
+    (entry,) = loaded["entry"]
+    assert loaded["preloads"] == [], loaded
+    (sortable,) = [url for url in loaded["scripts"] if "/vendor/sortable/" in url]
+    assert sorted(loaded["scripts"]) == sorted([entry, sortable]), loaded
     # and compressed with brotli where collectstatic made a .br (the browser takes br over https)
     assert any(encoded.get(url) == "br" for url in static if url.endswith(".js")), {
         u: encoded.get(u) for u in static

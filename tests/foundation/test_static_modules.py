@@ -1,6 +1,7 @@
 """The players' ES modules after collectstatic: each one content-hashed and importing the others by
-their hashed names (so every module is cached for good), and the table page preloading its whole
-module graph (one round trip for all of it, not one per level of imports)."""
+their hashed names (so every module is cached for good), each page's entry collected as one bundle
+of its graph, and a page preloading whatever graph it is served (one round trip for all of it, not
+one per level of imports)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ import pytest
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from rummy_site.module_graph import module_graph, resolve, static_imports
-from rummy_site.static_storage import in_comment
+from rummy_site.module_graph import (
+    DYNAMIC_IMPORT,
+    dynamic_imports,
+    in_comment,
+    module_graph,
+    resolve,
+    static_imports,
+)
+from rummy_site.templatetags.modules import preloaded
 from tests.tables.conftest import make_player, make_table
 
-#: A dynamic import in code (those in comments are JSDoc types).
-DYNAMIC_IMPORT = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
 HASHED = re.compile(r"\.[0-9a-f]{12}\.")
+STATIC = Path(__file__).resolve().parents[2] / "static"
 
 
 def test_static_imports_are_read_as_the_browser_reads_them() -> None:
@@ -59,6 +66,7 @@ def test_a_module_graph_is_every_module_reached_once_entry_first() -> None:
 def test_in_comment_tells_jsdoc_from_code() -> None:
     source = '/** @type {import("./a.js").A} */\nconst b = import("./b.js"); // import("./c.js")\n'
     assert [in_comment(source, m.start()) for m in DYNAMIC_IMPORT.finditer(source)] == [True, False, True]
+    assert dynamic_imports(source) == ["./b.js"]
 
 
 @pytest.fixture
@@ -72,7 +80,9 @@ def collected(tmp_path: Path) -> Iterator[Path]:
         STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
     ):
         call_command("collectstatic", interactive=False, verbosity=0)
+        preloaded.cache_clear()  # the graphs this process read from other storages
         yield tmp_path
+    preloaded.cache_clear()
 
 
 def hashed_names(root: Path) -> set[str]:
@@ -81,8 +91,7 @@ def hashed_names(root: Path) -> set[str]:
 
 def code_imports(source: str) -> list[str]:
     """A module's static imports and its dynamic ones in code."""
-    dynamic = [m.group(1) for m in DYNAMIC_IMPORT.finditer(source) if not in_comment(source, m.start())]
-    return static_imports(source) + dynamic
+    return static_imports(source) + dynamic_imports(source)
 
 
 def test_every_collected_module_imports_others_by_their_hashed_names(collected: Path) -> None:
@@ -95,53 +104,113 @@ def test_every_collected_module_imports_others_by_their_hashed_names(collected: 
             assert target in hashed, f"{name} imports {specifier}, not a hashed name"
             assert (collected / target).is_file(), f"{name} imports {specifier}, not collected"
             checked += 1
-    assert checked > 50, checked  # the table's graph alone has more
+    assert checked > 50, checked  # the table's parts alone have more
+
+
+def source_graph(entry: str) -> list[str]:
+    """The modules ``entry`` reaches in the sources."""
+    return module_graph(entry, lambda name: (STATIC / name).read_text())
 
 
 @pytest.mark.django_db
-def test_the_table_page_loads_hashed_modules_and_preloads_its_whole_graph(
-    collected: Path, client: Client
-) -> None:
+def test_the_table_page_loads_its_code_as_one_hashed_bundle(collected: Path, client: Client) -> None:
     client.force_login(make_player("asha"))
     table = make_table(fee=0, seats=2)
     page = client.get(f"/tables/{table.pk}/").content.decode()
     (entry,) = re.findall(r'<script type="module" src="/static/([^"]+)"', page)
-    preloads = re.findall(r'<link rel="modulepreload" href="/static/([^"]+)"', page)
     scripts = re.findall(r'<script[^>]* src="/static/([^"]+)"', page)
     # no classic script holds the modules back (SortableJS comes by a dynamic import, when idle)
     assert re.findall(r'<script(?![^>]*type="module")[^>]*\bsrc=', page) == []
     hashed = hashed_names(collected)
-    assert {entry, *preloads, *scripts} <= hashed
-    assert all(HASHED.search(name) for name in [entry, *preloads, *scripts])
-    # the graph as the browser walks it: from the collected entry, through the collected modules
-    graph = module_graph(entry, lambda name: (collected / name).read_text())
-    assert len(preloads) == len(set(preloads)) and set(preloads) == set(graph[1:])
+    assert {entry, *scripts} <= hashed
+    assert all(HASHED.search(name) for name in [entry, *scripts])
+    # the table's whole graph in its one file: it imports nothing more, so nothing is preloaded
+    bundle = (collected / entry).read_text()
+    assert static_imports(bundle) == [] and "modulepreload" not in page
+    graph = source_graph("js/table.js")
     assert len(graph) > 30, graph
+    for words in ("skip-to-hand", "rummyEarlySocket", "btn-keys"):  # the graph's own strings
+        written = [n for n in graph if words in (STATIC / n).read_text()]
+        assert written and words in bundle, (words, written)
+    # but what only a drag needs still comes by itself, by its hashed name
+    (lazy,) = dynamic_imports(bundle)
+    assert resolve(entry, lazy) in hashed and "sortable" in lazy.lower()
+
+
+def test_each_page_entry_is_a_bundle_and_its_parts_are_collected_too(collected: Path) -> None:
+    paths = json.loads((collected / "staticfiles.json").read_text())["paths"]
+    entries = sorted(p.name for p in (STATIC / "js").glob("*.js"))
+    assert {"table.js", "lobby.js", "replay.js", "early.js"} <= set(entries)
+    for name in entries:
+        assert static_imports((collected / paths[f"js/{name}"]).read_text()) == [], name
+    # a part is still a module of its own, minified, importing the others by their hashed names
+    assert static_imports((collected / paths["js/table/state.js"]).read_text())
+
+
+def test_a_dynamic_import_the_bundle_would_not_find_is_refused(tmp_path: Path) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    from rummy_site.static_storage import bundle_js
+
+    (tmp_path / "js" / "deep").mkdir(parents=True)
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "lazy.js").write_text("export const x = 1;\n")
+    (tmp_path / "js" / "page.js").write_text('import { y } from "./deep/part.js";\nconsole.log(y);\n')
+    part = tmp_path / "js" / "deep" / "part.js"
+    part.write_text('export const y = () => import("../../vendor/lazy.js");\n')
+    with override_settings(
+        STATICFILES_DIRS=[tmp_path],
+        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
+    ):
+        with pytest.raises(ImproperlyConfigured, match="would not find"):
+            bundle_js("js/page.js")
+        part.write_text("export const y = 2;\n")
+        assert b"console.log" in bundle_js("js/page.js")
 
 
 @pytest.mark.django_db
-def test_the_lobby_preloads_its_graph_too(collected: Path, client: Client) -> None:
+def test_the_lobby_is_one_bundle_too(collected: Path, client: Client) -> None:
     client.force_login(make_player("asha"))
     page = client.get("/").content.decode()
     (entry,) = re.findall(r'<script type="module" src="/static/([^"]+)"', page)
+    assert static_imports((collected / entry).read_text()) == [] and "modulepreload" not in page
+
+
+@pytest.mark.django_db
+def test_without_bundling_a_page_preloads_its_whole_graph(tmp_path: Path, client: Client) -> None:
+    storages = {"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}}
+    with override_settings(
+        STATIC_ROOT=tmp_path,
+        STORAGES=storages,
+        DEBUG=False,
+        STATIC_BUNDLE_JS=False,
+        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
+    ):
+        call_command("collectstatic", interactive=False, verbosity=0)
+        preloaded.cache_clear()
+        client.force_login(make_player("asha"))
+        table = make_table(fee=0, seats=2)
+        page = client.get(f"/tables/{table.pk}/").content.decode()
+    preloaded.cache_clear()
+    (entry,) = re.findall(r'<script type="module" src="/static/([^"]+)"', page)
     preloads = re.findall(r'<link rel="modulepreload" href="/static/([^"]+)"', page)
-    graph = module_graph(entry, lambda name: (collected / name).read_text())
-    assert preloads and len(preloads) == len(set(preloads)) and set(preloads) == set(graph[1:])
+    graph = module_graph(entry, lambda name: (tmp_path / name).read_text())
+    assert len(preloads) == len(set(preloads)) and set(preloads) == set(graph[1:])
+    assert len(graph) > 30 and all(HASHED.search(name) for name in preloads), graph
 
 
 def test_the_players_modules_are_hashed_from_their_minified_copies(collected: Path) -> None:
     paths = json.loads((collected / "staticfiles.json").read_text())["paths"]
-    source = Path(__file__).resolve().parents[2] / "static"
     own = {name: hashed for name, hashed in paths.items() if name.startswith("js/") and name.endswith(".js")}
     assert len(own) > 30
     for name, hashed in own.items():
         served = (collected / hashed).read_text()
-        written = (source / name).read_text()
+        written = "".join((STATIC / n).read_text() for n in source_graph(name))
         assert "// @ts-check" in written and "@ts-check" not in served, name  # comments gone
         assert len(served) < len(written), name
     # the vendor files are collected as they come
     vendor = next(name for name in paths if name.startswith("vendor/") and name.endswith(".js"))
-    assert (collected / paths[vendor]).read_bytes() == (source / vendor).read_bytes()
+    assert (collected / paths[vendor]).read_bytes() == (STATIC / vendor).read_bytes()
 
 
 def test_without_minifying_the_modules_are_collected_as_written(tmp_path: Path) -> None:
@@ -154,5 +223,27 @@ def test_without_minifying_the_modules_are_collected_as_written(tmp_path: Path) 
         STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
     ):
         call_command("collectstatic", interactive=False, verbosity=0)
-    source = Path(__file__).resolve().parents[2] / "static" / "js" / "cards.js"
-    assert (tmp_path / "js" / "cards.js").read_bytes() == source.read_bytes()
+    part = Path("js") / "table" / "state.js"
+    assert (tmp_path / part).read_bytes() == (STATIC / part).read_bytes()
+
+
+def test_a_changed_part_is_bundled_again_by_the_next_collectstatic(tmp_path: Path) -> None:
+    source, root = tmp_path / "static", tmp_path / "collected"
+    (source / "js" / "parts").mkdir(parents=True)
+    (source / "js" / "page.js").write_text('import { word } from "./parts/word.js";\nconsole.log(word);\n')
+    part = source / "js" / "parts" / "word.js"
+    storages = {"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}}
+    with override_settings(
+        STATICFILES_DIRS=[source],
+        STATIC_ROOT=root,
+        STORAGES=storages,
+        DEBUG=False,
+        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
+    ):
+        bundles = []
+        for word in ("first", "second"):
+            part.write_text(f'export const word = "{word}";\n')
+            call_command("collectstatic", interactive=False, verbosity=0)
+            paths = json.loads((root / "staticfiles.json").read_text())["paths"]
+            bundles.append((root / paths["js/page.js"]).read_text())
+    assert '"first"' in bundles[0] and '"second"' in bundles[1], bundles
