@@ -105,6 +105,8 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
         "game_id": game.pk if game is not None else None,
         "scores": selectors.score_rows(game),
         "quick_phrases": quick.PHRASES,  # the quick messages a player may send (tables/quick.py)
+        # the first state, shown before the socket brings it (its snapshot, presence aside)
+        "snapshot": selectors.table_snapshot(table=table, user=signed_in(request), game=game),
     }
     return render(request, "tables/table.html", {"table": table, "summary": summary, "table_config": config})
 

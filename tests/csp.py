@@ -35,6 +35,8 @@ def assert_strict_policy(header: str, host: str = "testserver") -> str | None:
     assert sorted(policy["connect-src"]) == sorted(["'self'", f"ws://{host}", f"wss://{host}"])
     own = {"'self'", "'none'", "'unsafe-inline'", "data:", "blob:", f"ws://{host}", f"wss://{host}"}
     for name, sources in policy.items():
-        assert set(sources) - {f"'nonce-{nonce.group(1)}'" if nonce else ""} <= own, f"{name} allows a foreign origin: {sorted(set(sources) - own)}"
+        assert set(sources) - {f"'nonce-{nonce.group(1)}'" if nonce else ""} <= own, (
+            f"{name} allows a foreign origin: {sorted(set(sources) - own)}"
+        )
     assert "'unsafe-eval'" not in header
     return nonce.group(1) if nonce else None

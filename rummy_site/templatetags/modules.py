@@ -70,4 +70,4 @@ def inline_script(context: template.Context, name: str) -> SafeString:
     """``name``'s code in a ``<script>`` of the page, with the page's CSP nonce."""
     code = (served_script if settings.DEBUG else inlined)(name)
     nonce = context["request"].csp_nonce
-    return format_html("<script nonce=\"{}\">{}</script>", nonce, mark_safe(code))  # noqa: S308  # the site's own script, checked above
+    return format_html('<script nonce="{}">{}</script>', nonce, mark_safe(code))  # noqa: S308  # the site's own script, checked above

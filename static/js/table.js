@@ -80,6 +80,7 @@ if (root && cfg) {
     }
   };
   let lost = false; // the connection was lost and is not back yet
+  let opened = false; // the socket has been open: an open after that is a return
   let caughtUp = false; // the first snapshot came, and the page asked what happened since it was last open
   let notedVersion = -1; // the version kept in this browser's storage
   const dispatch = createDispatch({
@@ -92,7 +93,8 @@ if (root && cfg) {
     // update, which dispatch.js sums up as "While you were away"); lost and back are said through
     // the one live region (the banner shows it)
     state(state, detail) {
-      if (state === "open" && S.conn !== "open" && S.snap && S.version >= 0) socket.raw({ type: "snapshot", since: S.version });
+      if (state === "open" && opened && S.conn !== "open" && S.snap && S.version >= 0) socket.raw({ type: "snapshot", since: S.version });
+      if (state === "open") opened = true;
       if (state === "closed" && !lost) {
         lost = true;
         S.lostAt = Date.now();
@@ -136,5 +138,10 @@ if (root && cfg) {
 
   root.textContent = "";
   ui.start();
+  // the first state came with the page: the hand shows while the socket is still on its way, and
+  // the socket's own snapshot (the same or newer) then takes its place and asks what happened
+  // since this browser last showed the game. After the first paint: the live region is on the
+  // page before it is given its first line ("Your turn."), so that the line is heard.
+  if (cfg.snapshot && !S.snap) dispatch(cfg.snapshot, null);
   socket.connect();
 }

@@ -4,7 +4,8 @@ table's code has arrived, and the table adopts it: one socket a page, its snapsh
 With the table's own code held back, the page still opens its table socket (the early one); with it,
 the page opens exactly one, whose first frames (the snapshot, brought before the table's code ran)
 the table shows. An early socket lost before the code arrives is replaced by one of the table's own,
-on a page opened before the game started, which then shows the deal.
+on a page opened before the game started, which then shows the deal. And the first state comes with
+the page itself: the hand shows before the socket has brought anything.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tables.models import PoolGame
+from tables.selectors import table_snapshot
 from tests.e2e.conftest import PHONE
 from tests.e2e.pages import Player, join_by_form, make_user, pool_table
 
@@ -90,5 +93,29 @@ def test_an_early_socket_lost_before_the_code_arrives_is_replaced_and_the_game_s
     asha.page.wait_for_selector("#groups .card")
     assert len(asha.hand()) == 13
     assert len(sockets) == 2
+    asha.assert_clean()
+    asha.close()
+
+
+def test_the_hand_shows_from_the_page_itself_before_the_socket_brings_anything(
+    live_server_url: str, browser: Any
+) -> None:
+    """The table's first state comes with the page: with a socket that opens and then says nothing,
+    the dealt hand still shows, the server's own, at the game's version."""
+    table = pool_table("Early, silent", 2, entry_fee=0, start_countdown_seconds=0)
+    users = [make_user("silent-a", "Asha"), make_user("silent-b", "Bala")]
+    for user in users:
+        join_by_form(user, table)
+    game = PoolGame.objects.get(table=table)
+    served = table_snapshot(table=table, user=users[0], game=game)
+
+    asha = Player(browser, live_server_url, "Asha", PHONE)
+    mocked: list[str] = []
+    # never connected to the server: the page's socket opens, and nothing comes through it
+    asha.page.route_web_socket("**/ws/tables/**", lambda ws: mocked.append(ws.url))
+    asha.open_table(users[0], table.pk)
+    assert sorted(asha.hand()) == sorted(served["view"]["hand"])
+    assert asha.page.evaluate("() => window.rummyTable.state.version") == served["version"] == game.version
+    assert mocked, "the page's socket was not the silent one"
     asha.assert_clean()
     asha.close()

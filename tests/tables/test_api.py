@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -112,6 +116,37 @@ def test_a_spectator_sees_the_public_table_only(client: Client) -> None:
     client.force_login(asha)
     mine = client.get(f"/api/tables/{table.pk}/").json()
     assert len(mine["view"]["hand"]) == 13
+
+
+def _page_config(client: Client, table_id: int) -> dict[str, Any]:
+    """The table page's ``table-config`` JSON, as the page's script reads it."""
+    page = client.get(f"/tables/{table_id}/").content.decode()
+    (text,) = re.findall(r'<script id="table-config" type="application/json">(.*?)</script>', page, re.S)
+    config: dict[str, Any] = json.loads(text)
+    return config
+
+
+def test_the_table_page_carries_what_its_viewer_may_see_of_the_table_now(client: Client) -> None:
+    """The page's first state is the socket's snapshot (its presence aside), each seat's own: the
+    hand shows before the socket has brought anything."""
+    table = make_table(seats=2, seed=5)
+    asha, ravi = make_player("asha"), make_player("ravi")
+    services.table_join(table_id=table.pk, user=asha)
+    services.table_join(table_id=table.pk, user=ravi)
+    hands = {}
+    for user in (asha, ravi):
+        client.force_login(user)
+        first = _page_config(client, table.pk)["snapshot"]
+        assert first == client.get(f"/api/tables/{table.pk}/").json()
+        assert first["type"] == "snapshot" and first["you"]["user_id"] == user.pk and "presence" not in first
+        hands[user.username] = first["view"]["hand"]
+    assert len(hands["asha"]) == len(hands["ravi"]) == 13 and hands["asha"] != hands["ravi"]
+    _login(client, "watcher")
+    watched = _page_config(client, table.pk)["snapshot"]
+    assert watched["you"]["seat"] is None and watched["view"]["hand"] is None
+    assert "closed" not in watched["view"]
+    empty = make_table(seats=2)
+    assert _page_config(client, empty.pk)["snapshot"]["view"] is None
 
 
 def _finish_one_deal(clock: FakeClock) -> tuple[PoolGame, list[object]]:
