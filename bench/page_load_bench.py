@@ -253,8 +253,40 @@ def hot_functions(profile: dict[str, Any], top: int = 12) -> list[dict[str, Any]
     return [{"ms": round(ms, 1), "function": where} for where, ms in ranked]
 
 
+def main_thread_time(trace: bytes, top: int = 12) -> list[dict[str, Any]]:
+    """The kinds of work (script, style, layout, parsing...) that held the page's main thread,
+    each its own time alone in milliseconds, from a Chromium trace."""
+    events = json.loads(trace)["traceEvents"]
+    mains = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    spans = sorted(
+        (e["ts"], e["ts"] + e["dur"], e["name"])
+        for e in events
+        if e.get("ph") == "X" and (e["pid"], e["tid"]) in mains and e.get("dur")
+    )
+    own: dict[str, float] = {}
+    stack: list[list[Any]] = []  # [end, name, own time so far]
+
+    def close(until: float) -> None:
+        while stack and stack[-1][0] <= until:
+            end, name, mine = stack.pop()
+            own[name] = own.get(name, 0) + mine
+
+    for start, end, name in spans:
+        close(start)
+        if stack:
+            stack[-1][2] -= min(end, stack[-1][0]) - start  # the parent's time that is this child's
+        stack.append([end, name, end - start])
+    close(float("inf"))
+    ranked = sorted(own.items(), key=lambda kv: -kv[1])[:top]
+    return [{"ms": round(us / 1000, 1), "work": name} for name, us in ranked]
+
+
 def visit(
-    context: Any, url: str, profile: dict[str, Any] | None, js_profile: bool = False
+    context: Any, url: str, profile: dict[str, Any] | None, js_profile: bool = False, trace: bool = False
 ) -> tuple[dict[str, Any], list[int]]:
     """One visit to the table page in ``context``: seconds to playable with what was fetched before,
     and the lifetimes (``max-age``) of every answer; with ``js_profile``, where the page's
@@ -263,6 +295,8 @@ def visit(
     cdp = context.new_cdp_session(page)
     recorder = Recorder(cdp)
     throttle(cdp, profile)
+    if trace:
+        context.browser.start_tracing(page=page, categories=["devtools.timeline", "v8", "blink"])
     if js_profile:
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
@@ -270,6 +304,7 @@ def visit(
     page.goto(url, wait_until="commit", timeout=120_000)
     page.wait_for_function("() => window.__playable !== undefined", timeout=120_000, polling=100)
     hot = hot_functions(cdp.send("Profiler.stop")["profile"]) if js_profile else None
+    work = main_thread_time(context.browser.stop_tracing()) if trace else None
     seconds = page.evaluate("() => window.__playable") / 1000
     marks = page.evaluate("() => [window.__hand, window.__open, window.__asked, window.__frame]")
     page.wait_for_timeout(200)  # the last events of requests started before playable
@@ -284,6 +319,7 @@ def visit(
         "frame_s": round(marks[3] / 1000, 2),
         **recorder.summary(navigation, navigation + seconds),
         **({"hot": hot} if hot is not None else {}),
+        **({"main_thread": work} if work is not None else {}),
     }, recorder.max_ages()
 
 
@@ -333,7 +369,7 @@ def measure(args: argparse.Namespace, base: str, games: dict[str, tuple[int, str
                 phones.append((name, context))
                 for kind in ("cold", "second"):
                     line, lifetimes = visit(
-                        context, f"{base}/tables/{table_id}/", PROFILES[name], args.js_profile
+                        context, f"{base}/tables/{table_id}/", PROFILES[name], args.js_profile, args.trace
                     )
                     ages += lifetimes
                     note({"profile": name, "visit": kind, **line}, args.files)
@@ -342,7 +378,9 @@ def measure(args: argparse.Namespace, base: str, games: dict[str, tuple[int, str
         print(json.dumps({"stale_wait_s": wait, "lifetimes_s": sorted(set(ages))}), flush=True)
         time.sleep(wait)
         for name, context in phones:
-            line, _ = visit(context, f"{base}/tables/{games[name][0]}/", PROFILES[name], args.js_profile)
+            line, _ = visit(
+                context, f"{base}/tables/{games[name][0]}/", PROFILES[name], args.js_profile, args.trace
+            )
             note({"profile": name, "visit": "stale", **line}, args.files)
             context.close()
         browser.close()
@@ -370,6 +408,11 @@ def main() -> None:
         action="store_true",
         help="each visit's line names the functions the page's JavaScript spent most time in"
         " (sampled; with STATIC_MINIFY_JS=0 they keep their names)",
+    )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="each visit's line says what kinds of work held the page's main thread until playable",
     )
     args = parser.parse_args()
     env = {"TRUST_X_FORWARDED_PROTO": "1", "ALLOWED_HOSTS": HOST, "WS_IDLE_SECONDS": "20"}
