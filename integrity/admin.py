@@ -1,6 +1,6 @@
 """The fair-play pages of the admin (docs/integrity.md): the signal pages, each with its rule; the
 review queue; linked accounts; sign-in events. All read-only here: linking, clearing, deciding
-and the recorded replays are added by ``staff.integrity_admin``, which owns the audit trail."""
+and the recorded replays are added by ``staff.admin.integrity``, which owns the audit trail."""
 
 from __future__ import annotations
 

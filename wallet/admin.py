@@ -1,5 +1,5 @@
 """Read-only ledger in the admin, with a "Credit / debit" link on each player's cash and bonus
-accounts (the form behind it, with its second approval, is ``staff.admin``)."""
+accounts (the form behind it, with its second approval, is ``staff.admin.wallets``)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ from accounts.requests import signed_in
 from integrity.admin import AccountLinkAdmin, FlagAdmin
 from integrity.models import AccountLink, Flag
 from staff import integrity as fairplay
-from staff import replay_admin, replays
+from staff import replays
+from staff.admin import deal_replays
 from staff.forms import ReasonForm
 from staff.services import StaffError
 from tables.models import Deal
@@ -175,7 +176,7 @@ class StaffFlagAdmin(FlagAdmin):
             return HttpResponseRedirect(reverse("admin:integrity_flag_change", args=[flag.pk]))
         # shown here, face up, once recorded: the replay page shows staff the table's view only
         reason = f"review of flag {flag.pk} ({flag.get_signal_display()})"
-        return replay_admin.render_face_up(request, replays.face_up(deal), reason)
+        return deal_replays.render_face_up(request, replays.face_up(deal), reason)
 
 
 admin.site.unregister(AccountLink)
