@@ -17,7 +17,7 @@ from django.utils.html import format_html
 
 from core.admin_base import ReadOnlyAdmin
 from integrity import selectors, services
-from integrity.models import AccountLink, Flag, ScanRun, SignalRow, SignInEvent
+from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
 
 VIEW_SIGNALS = "integrity.view_signals"
 
@@ -43,7 +43,7 @@ class SignInEventAdmin(ReadOnlyAdmin):
         return e.device[:12]
 
 
-@admin.register(AccountLink)
+# the base of the page ``staff.admin.integrity`` registers, with what staff may do there
 class AccountLinkAdmin(ReadOnlyAdmin):
     list_display = (
         "user_a",
@@ -121,7 +121,7 @@ class FlagStatusFilter(admin.SimpleListFilter):
         }.get(chosen, queryset)
 
 
-@admin.register(Flag)
+# the base of the page ``staff.admin.integrity`` registers, with what staff may do there
 class FlagAdmin(ReadOnlyAdmin):
     """The review queue: open flags first, the strongest evidence first; lapsed ones on request."""
 

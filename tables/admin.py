@@ -67,7 +67,7 @@ class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # generic o
         fields = [f.name for f in TableSettings._meta.concrete_fields if f.name != "id"]
 
 
-@admin.register(TableSettings)
+# the base of the page ``staff.admin.tables`` registers, with what staff may do there
 class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     form = TableSettingsForm
     list_display = (
@@ -109,7 +109,7 @@ class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type
         return format_money(obj.entry_fee)
 
 
-@admin.register(Table)
+# the base of the page ``staff.admin.tables`` registers, with what staff may do there
 class TableAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     list_display: tuple[str, ...] = ("name", "settings", "created_at")
     list_filter: ClassVar[tuple[str, ...]] = ("settings__format",)
@@ -132,7 +132,7 @@ class DealInline(ReadOnlyTabularInline):
     show_change_link = True
 
 
-@admin.register(PoolGame)
+# the base of the page ``staff.admin.games`` registers, with what staff may do there
 class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
     list_display: tuple[str, ...] = (
         "id",
@@ -176,7 +176,7 @@ class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
         return queryset.filter(table_id__in=value), False
 
 
-@admin.register(Deal)
+# the base of the page ``staff.admin.deal_replays`` registers, with what staff may do there
 class DealAdmin(BigListMixin, ReadOnlyAdmin):
     """Hand history for support staff: every event and every shown hand of a deal."""
 

@@ -81,7 +81,7 @@ class LedgerTransactionAdmin(BigListMixin, ReadOnlyAdmin):
         return queryset.filter(Q(idempotency_key=term) | Q(caused_by_id__in=staff)), False
 
 
-@admin.register(Account)
+# the base of the page ``staff.admin.wallets`` registers, with what staff may do there
 class AccountAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("id", "kind", "ref", "user", "balance_display", "adjust_link")
     sortable_by = ("id", "kind")  # each read by an index

@@ -30,9 +30,6 @@ def render_face_up(request: HttpRequest, data: dict[str, Any], reason: str) -> H
     return render(request, "tables/deal.html", {**data, "face_up_reason": reason})
 
 
-admin.site.unregister(Deal)
-
-
 @admin.register(Deal)
 class StaffDealAdmin(DealAdmin):
     def get_urls(self) -> list[URLPattern]:

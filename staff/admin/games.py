@@ -20,8 +20,6 @@ from tables.admin import PoolGameAdmin
 from tables.models import PoolGame, Seat
 from wallet.money import format_money
 
-admin.site.unregister(PoolGame)
-
 
 @admin.register(PoolGame)
 class StaffPoolGameAdmin(PoolGameAdmin):

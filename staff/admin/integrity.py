@@ -120,9 +120,6 @@ class DecisionForm(forms.Form):
         )
 
 
-admin.site.unregister(Flag)
-
-
 @admin.register(Flag)
 class StaffFlagAdmin(FlagAdmin):
     def get_urls(self) -> list[URLPattern]:
@@ -177,9 +174,6 @@ class StaffFlagAdmin(FlagAdmin):
         # shown here, face up, once recorded: the replay page shows staff the table's view only
         reason = f"review of flag {flag.pk} ({flag.get_signal_display()})"
         return deal_replays.render_face_up(request, replays.face_up(deal), reason)
-
-
-admin.site.unregister(AccountLink)
 
 
 @admin.register(AccountLink)

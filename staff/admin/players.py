@@ -27,8 +27,6 @@ from staff.forms import NoteForm, ReasonForm, SuspendForm
 from wallet.admin import ADJUST_PERMISSION
 from wallet.models import AccountKind
 
-admin.site.unregister(User)
-
 #: What a staff member who is not a superuser sees of an account: no roles, permissions or password.
 PLAYER_FIELDSETS = (
     (None, {"fields": ("username", "role")}),

@@ -15,9 +15,6 @@ from staff.forms import BulkTablesForm, ReasonForm
 from tables.admin import TableAdmin, TableSettingsAdmin
 from tables.models import Table, TableSettings
 
-admin.site.unregister(Table)
-admin.site.unregister(TableSettings)
-
 
 @admin.register(Table)
 class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):

@@ -23,8 +23,6 @@ from wallet.models import Account, AccountKind
 from wallet.money import format_money
 from wallet.selectors import chip_balances
 
-admin.site.unregister(Account)
-
 
 @admin.register(Account)
 class StaffAccountAdmin(AccountAdmin):
