@@ -34,7 +34,7 @@ its first message came); ``requests`` (sent to the network before playable, reva
 counted), ``from_cache`` (answered by the cache without asking), ``bytes`` (as received, headers
 included), ``round_trips`` (the longest chain of network requests each started by the one before it,
 by the initiators Chromium reports, from the page itself; the socket's handshake counts after the
-longest chain that ended before it began, as the page opens it only once its code has run),
+longest chain that ended before it began, as whatever opens it may have waited for those),
 ``files_done_s`` (when the last of those requests ended) and ``socket_s`` (when the socket's
 handshake began), both from the navigation's start and the
 protocols seen. TCP and TLS handshakes are not in these figures: the browser's connection to nginx
@@ -175,8 +175,8 @@ class Recorder:
 
         files = [chain(r["url"]) for r in before]
         chains = list(files)
-        # a module's page opens its socket once the whole graph has come and run: after every
-        # request that ended before the handshake began
+        # the socket may be opened by code that came before it: it follows every request that
+        # ended before its handshake began
         for sock in self.sockets:
             if sock.get("start", playable_at) <= playable_at:
                 ended = [
