@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
 from tables.models import GameEvent, PoolGame
+from tests.tables.turns import Turns
 
 #: A bot's pause before it acts: games last long enough for what a test does to the servers.
 THINK = 0.5
@@ -76,39 +77,31 @@ class Bot:
                 await ws.send(json.dumps({"type": "snapshot", "since": before}))
             shown: list[int] = []
             self.sessions.append(shown)
-            acted_on, pending, latest = -1, None, None
+            turns = Turns(self.name, sent=self.sent)
             while not self.over and time.monotonic() < until:
                 try:
                     message = json.loads(await asyncio.wait_for(ws.recv(), timeout=2))
                 except TimeoutError:
                     message = None
                 if message is not None:
-                    kind = message.get("type")
-                    if kind == "result":
-                        if message.get("ok") and message.get("request_id") == pending:
-                            self.acked.append((pending, int(message["version"])))
-                        if message.get("request_id") == pending:
-                            pending = None
-                            if not message.get("ok"):
-                                acted_on = -1  # refused (say the database was away): decide again
-                    elif kind in ("snapshot", "update"):
+                    pending = turns.pending
+                    answered = turns.take(message)
+                    if answered is not None and answered.get("ok") and pending is not None:
+                        self.acked.append((pending, int(answered["version"])))
+                    if message.get("type") in ("snapshot", "update"):
                         if not shown:
                             self.firsts.append(message)
-                        latest = message
                         shown.append(int(message["version"]))
                         over = any(e["type"] == "game_over" for e in message.get("events") or [])
                         if over or (message.get("game") or {}).get("status") == "finished":
                             self.over, self.over_at = True, time.monotonic()
-                if pending is not None or latest is None or latest["version"] <= acted_on:
-                    continue
-                action = self.choose(latest.get("view"))
+                view = turns.view()
+                action = self.choose(view) if view is not None else None
                 if action is None:
                     continue
                 await asyncio.sleep(THINK)
-                self.sent += 1
-                pending = f"{self.name}-{self.sent}"
-                acted_on = latest["version"]
-                await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
+                await ws.send(turns.act(action))
+                self.sent = turns.sent
 
     def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:
         if view is None or view.get("phase") != "playing" or view.get("deal_phase") != "turn":

@@ -36,6 +36,7 @@ from tests.tables.procs import (
     start_worker,
     wait_until,
 )
+from tests.tables.turns import Turns
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -109,12 +110,10 @@ def _total(port: int, expr: str) -> float:
 async def _play_turns(port: int, cookie: str, table_id: int, turns: int) -> int:
     """Draw and discard on the player's turns until ``turns`` were played; the actions sent.
 
-    The player decides from the newest view once its last action is answered: the update an
-    action causes may arrive before the action's result (the notice and the answer travel apart).
+    The player decides from the newest view once its last action is answered (``Turns``).
     """
     ws = await open_socket(port, cookie, f"/ws/tables/{table_id}/")
-    sent, played, acted_on, pending = 0, 0, -1, None
-    latest: dict[str, Any] | None = None
+    player, played = Turns("p"), 0
     seen: list[str] = []  # what came, for the message of a test that waited in vain
     end = time.monotonic() + 40
     try:
@@ -127,35 +126,28 @@ async def _play_turns(port: int, cookie: str, table_id: int, turns: int) -> int:
                 ) from None
             message = json.loads(raw)
             kind = message.get("type")
-            if kind == "result" and message.get("request_id") == pending:
-                assert message["ok"], message
-                pending = None
-            if kind in ("snapshot", "update"):
-                latest = message
+            answered = player.take(message)
+            assert answered is None or answered["ok"], answered
             if kind != "pong":
-                view = (latest or {}).get("view") or {}
+                shown = (player.latest or {}).get("view") or {}
                 seen.append(
-                    f"{kind} v{message.get('version')} {view.get('deal_phase')} turn {view.get('turn')}"
+                    f"{kind} v{message.get('version')} {shown.get('deal_phase')} turn {shown.get('turn')}"
                 )
-            if pending is not None or latest is None or latest["version"] <= acted_on:
-                continue
-            view = latest["view"]
-            if view.get("deal_phase") != "turn" or view.get("turn") != view.get("seat"):
+            view = player.view()
+            if view is None or view.get("deal_phase") != "turn" or view.get("turn") != view.get("seat"):
                 continue
             if view["has_drawn"]:
                 action: dict[str, Any] = {"type": "discard", "card": view["drawn_card"]}
                 played += 1
             else:
                 action = {"type": "draw", "source": "closed"}
-            sent += 1
-            pending, acted_on = f"p-{sent}", latest["version"]
-            await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
+            await ws.send(player.act(action))
         # the last result, and the bot's answer to it, before the socket closes
-        while pending is not None:
-            message = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.1, end - time.monotonic())))
-            if message.get("type") == "result" and message.get("request_id") == pending:
-                pending = None
-        return sent
+        while player.pending is not None:
+            player.take(
+                json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.1, end - time.monotonic())))
+            )
+        return player.sent
     finally:
         await ws.close()
 

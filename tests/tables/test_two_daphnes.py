@@ -27,6 +27,7 @@ from tables.models import PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, start_daphne, start_worker
+from tests.tables.turns import Turns
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
 
@@ -56,9 +57,7 @@ class Player:
             proxy=None,
             open_timeout=10,
         ) as ws:
-            acted_on = -1  # the version this player last acted on: one action per version seen
-            pending: str | None = None  # the request id whose result has not come back yet
-            latest: dict[str, Any] | None = None
+            turns = Turns(self.name)
             while self.game_over is None:
                 left = until - time.monotonic()
                 if left <= 0:
@@ -70,22 +69,17 @@ class Player:
                     raise AssertionError(f"{self.name} got an error: {message}")
                 if kind == "result":
                     assert message["ok"], f"{self.name}'s action was refused: {message}"
-                    if message.get("request_id") == pending:
-                        pending = None
-                elif kind in ("snapshot", "update"):
-                    latest = message
+                turns.take(message)
+                if kind in ("snapshot", "update"):
                     for event in message.get("events") or []:
                         if event["type"] == "game_over":
                             self.game_over = event
-                if pending is not None or latest is None or latest["version"] <= acted_on:
-                    continue
-                action = self.choose(latest.get("view"))
+                view = turns.view()
+                action = self.choose(view) if view is not None else None
                 if action is None:
                     continue
-                self.sent += 1
-                pending = f"{self.name}-{self.sent}"
-                acted_on = latest["version"]
-                await ws.send(json.dumps({"type": "action", "request_id": pending, "action": action}))
+                await ws.send(turns.act(action))
+                self.sent = turns.sent
 
     def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:
         """This player's move in ``view``, or None when it is not their turn."""
