@@ -5,10 +5,12 @@ one per level of imports)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -69,20 +71,34 @@ def test_in_comment_tells_jsdoc_from_code() -> None:
     assert dynamic_imports(source) == ["./b.js"]
 
 
+@contextlib.contextmanager
+def production_storage(root: Path, **settings: Any) -> Iterator[None]:
+    """collectstatic's production storage in force, collecting into ``root``, with ``settings``."""
+    with override_settings(
+        STATIC_ROOT=root,
+        STORAGES={"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}},
+        DEBUG=False,
+        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
+        **settings,
+    ):
+        preloaded.cache_clear()  # the graphs this process read from other storages
+        try:
+            yield
+        finally:
+            preloaded.cache_clear()
+
+
+def collect() -> None:
+    call_command("collectstatic", interactive=False, verbosity=0)
+    preloaded.cache_clear()
+
+
 @pytest.fixture
 def collected(tmp_path: Path) -> Iterator[Path]:
     """The project's static files collected by the production storage, which stays in force."""
-    storages = {"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}}
-    with override_settings(
-        STATIC_ROOT=tmp_path,
-        STORAGES=storages,
-        DEBUG=False,
-        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
-    ):
-        call_command("collectstatic", interactive=False, verbosity=0)
-        preloaded.cache_clear()  # the graphs this process read from other storages
+    with production_storage(tmp_path):
+        collect()
         yield tmp_path
-    preloaded.cache_clear()
 
 
 def hashed_names(root: Path) -> set[str]:
@@ -178,20 +194,11 @@ def test_the_lobby_is_one_bundle_too(collected: Path, client: Client) -> None:
 
 @pytest.mark.django_db
 def test_without_bundling_a_page_preloads_its_whole_graph(tmp_path: Path, client: Client) -> None:
-    storages = {"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}}
-    with override_settings(
-        STATIC_ROOT=tmp_path,
-        STORAGES=storages,
-        DEBUG=False,
-        STATIC_BUNDLE_JS=False,
-        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
-    ):
-        call_command("collectstatic", interactive=False, verbosity=0)
-        preloaded.cache_clear()
+    with production_storage(tmp_path, STATIC_BUNDLE_JS=False):
+        collect()
         client.force_login(make_player("asha"))
         table = make_table(fee=0, seats=2)
         page = client.get(f"/tables/{table.pk}/").content.decode()
-    preloaded.cache_clear()
     (entry,) = re.findall(r'<script type="module" src="/static/([^"]+)"', page)
     preloads = re.findall(r'<link rel="modulepreload" href="/static/([^"]+)"', page)
     graph = module_graph(entry, lambda name: (tmp_path / name).read_text())
@@ -214,15 +221,8 @@ def test_the_players_modules_are_hashed_from_their_minified_copies(collected: Pa
 
 
 def test_without_minifying_the_modules_are_collected_as_written(tmp_path: Path) -> None:
-    storages = {"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}}
-    with override_settings(
-        STATIC_ROOT=tmp_path,
-        STORAGES=storages,
-        DEBUG=False,
-        STATIC_MINIFY_JS=False,
-        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
-    ):
-        call_command("collectstatic", interactive=False, verbosity=0)
+    with production_storage(tmp_path, STATIC_MINIFY_JS=False):
+        collect()
     part = Path("js") / "table" / "state.js"
     assert (tmp_path / part).read_bytes() == (STATIC / part).read_bytes()
 
@@ -232,18 +232,11 @@ def test_a_changed_part_is_bundled_again_by_the_next_collectstatic(tmp_path: Pat
     (source / "js" / "parts").mkdir(parents=True)
     (source / "js" / "page.js").write_text('import { word } from "./parts/word.js";\nconsole.log(word);\n')
     part = source / "js" / "parts" / "word.js"
-    storages = {"staticfiles": {"BACKEND": "rummy_site.static_storage.SiteStaticStorage"}}
-    with override_settings(
-        STATICFILES_DIRS=[source],
-        STATIC_ROOT=root,
-        STORAGES=storages,
-        DEBUG=False,
-        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
-    ):
+    with production_storage(root, STATICFILES_DIRS=[source]):
         bundles = []
         for word in ("first", "second"):
             part.write_text(f'export const word = "{word}";\n')
-            call_command("collectstatic", interactive=False, verbosity=0)
+            collect()
             paths = json.loads((root / "staticfiles.json").read_text())["paths"]
             bundles.append((root / paths["js/page.js"]).read_text())
     assert '"first"' in bundles[0] and '"second"' in bundles[1], bundles
