@@ -240,3 +240,20 @@ def test_a_changed_part_is_bundled_again_by_the_next_collectstatic(tmp_path: Pat
             paths = json.loads((root / "staticfiles.json").read_text())["paths"]
             bundles.append((root / paths["js/page.js"]).read_text())
     assert '"first"' in bundles[0] and '"second"' in bundles[1], bundles
+
+
+def test_a_script_that_would_end_its_script_element_is_not_inlined(tmp_path: Path) -> None:
+    from rummy_site.templatetags.modules import served_script
+
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "fine.js").write_text('(() => { document.title = "a < b"; })();\n')
+    (tmp_path / "js" / "ends.js").write_text('(() => { const s = "</SCRIPT><b>"; })();\n')
+    (tmp_path / "js" / "comment.js").write_text('(() => { const s = "<!--"; })();\n')
+    with override_settings(
+        STATICFILES_DIRS=[tmp_path],
+        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
+    ):
+        assert served_script("js/fine.js") == '(() => { document.title = "a < b"; })();'
+        for name in ("js/ends.js", "js/comment.js"):
+            with pytest.raises(ValueError, match="would end or confuse"):
+                served_script(name)
