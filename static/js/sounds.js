@@ -14,8 +14,14 @@ export function setMuted(on) {
   try { localStorage.setItem(KEY, on ? "1" : "0"); } catch (e) { /* private mode: not remembered */ }
 }
 
-function audio() {
+/**
+ * The page's one AudioContext, made in a gesture or once the page has had one: before, a browser
+ * keeps a new context suspended, and making one costs a phone's main thread while the table loads.
+ * @param {boolean} [gesture] called in a gesture's handler
+ */
+function audio(gesture = false) {
   if (ctx) return ctx;
+  if (!gesture && navigator.userActivation && !navigator.userActivation.hasBeenActive) return null;
   const AC = window.AudioContext || window.webkitAudioContext;
   if (!AC) return null;
   try { ctx = new AC(); } catch (e) { ctx = null; }
@@ -24,7 +30,7 @@ function audio() {
 
 // browsers start audio only after a gesture: wake the context on the first one
 function wake() {
-  const a = audio();
+  const a = audio(true);
   if (a && a.state === "suspended") a.resume().catch(() => {});
 }
 window.addEventListener("pointerdown", wake, { once: true, capture: true });

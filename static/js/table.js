@@ -36,9 +36,10 @@ import { watchKeys } from "./table/keys.js";
 import { followDeal, watchSkipLink } from "./table/focus.js";
 import { catchUpFrom, lastSeen, noteSeen } from "./table/seen.js";
 import { crossedThreshold, say } from "./table/speech.js";
-import { App } from "./table/view/app.js";
+import { App, Said } from "./table/view/app.js";
 
 const root = document.getElementById("table-app");
+const announcer = document.getElementById("announcer");
 const cfg = readConfig();
 
 if (root && cfg) {
@@ -65,6 +66,7 @@ if (root && cfg) {
   };
   const ui = createUi(S, () => {
     render(html`<${App} s=${S} t=${ctrl} joinSeed=${joinSeed} />`, root);
+    if (announcer) render(html`<${Said} s=${S} />`, announcer);
     wireSortables(ctrl);
     fitHand();
     followDeal(S);
@@ -136,12 +138,12 @@ if (root && cfg) {
     settled: () => socket.pending.size === 0 && !S.echo && S.version >= S.answered,
   };
 
+  // the first state came with the page: the hand shows in the first paint while the socket is
+  // still on its way, and the socket's own snapshot (the same or newer) then takes its place and
+  // asks what happened since this browser last showed the game. Its "Your turn." is heard: the
+  // live region is in the page's HTML, outside what the view draws.
+  if (cfg.snapshot) dispatch(cfg.snapshot, null);
   root.textContent = "";
   ui.start();
-  // the first state came with the page: the hand shows while the socket is still on its way, and
-  // the socket's own snapshot (the same or newer) then takes its place and asks what happened
-  // since this browser last showed the game. After the first paint: the live region is on the
-  // page before it is given its first line ("Your turn."), so that the line is heard.
-  if (cfg.snapshot && !S.snap) dispatch(cfg.snapshot, null);
   socket.connect();
 }

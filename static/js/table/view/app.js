@@ -70,7 +70,16 @@ export function App({ s, t, joinSeed }) {
     <${Actions} s=${s} t=${t} />
     </div>
     <${ModalView} s=${s} t=${t} />
-    <div id="announcer" class="sr-only" role="log" aria-live="polite" aria-relevant="additions" aria-label="Table announcements">${s.said.map((x) => html`<p key=${x.id}>${x.text}</p>`)}</div>
     <div id="toasts" class=${"toasts" + (s.modal ? " under-modal" : "")} aria-live="assertive">${s.toasts.map((x) => html`<div key=${x.id} class=${"toast " + x.kind} role=${x.kind === "info" ? undefined : "alert"}>${x.text}</div>`)}</div>
   </div>`;
+}
+
+/**
+ * The lines of the one polite live region, `#announcer`, which the page's HTML holds from its first
+ * byte: a region is heard only for what is added to it after it is on the page, so the first state
+ * (with the page) is drawn in one render and its "Your turn." is still heard.
+ * @param {{s: TableState}} props
+ */
+export function Said({ s }) {
+  return s.said.map((x) => html`<p key=${x.id}>${x.text}</p>`);
 }
