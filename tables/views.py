@@ -86,8 +86,10 @@ def leave(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 def table(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table.objects.select_related("settings"), pk=table_id)
-    summary = selectors.table_summary(table, None)
     game = selectors.current_game(table)
+    # the first state, shown before the socket brings it (its snapshot, presence aside)
+    snapshot = selectors.table_snapshot(table=table, user=signed_in(request), game=game)
+    summary = snapshot["table"]
     config = {  # the page's data, read by static/js/table.js (no inline script)
         "table_id": table.pk,
         "table_name": table.name,
@@ -105,10 +107,9 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
         "game_id": game.pk if game is not None else None,
         "scores": selectors.score_rows(game),
         "quick_phrases": quick.PHRASES,  # the quick messages a player may send (tables/quick.py)
-        # the first state, shown before the socket brings it (its snapshot, presence aside)
-        "snapshot": selectors.table_snapshot(table=table, user=signed_in(request), game=game),
+        "snapshot": snapshot,
     }
-    return render(request, "tables/table.html", {"table": table, "summary": summary, "table_config": config})
+    return render(request, "tables/table.html", {"table": table, "table_config": config})
 
 
 @login_required
