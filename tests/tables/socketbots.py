@@ -35,7 +35,6 @@ class Bot:
     strategy: str  # "drop" or "play"
     sessions: list[list[int]] = field(default_factory=list)  # versions shown, per connection
     acked: list[tuple[str, int]] = field(default_factory=list)  # (request id, version) of accepted moves
-    sent: int = 0
     over: bool = False
     over_at: float = 0.0
     #: A "drop" player plays on (draws and discards) until this says yes: the games must still be
@@ -45,6 +44,10 @@ class Bot:
     resume: bool = False
     #: The first message of each connection (``snapshot`` at connect, then the answer to ``since``).
     firsts: list[dict[str, Any]] = field(default_factory=list)
+    turns: Turns = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.turns = Turns(self.name)
 
     def last_shown(self) -> int | None:
         shown = [v for session in self.sessions for v in session]
@@ -77,7 +80,8 @@ class Bot:
                 await ws.send(json.dumps({"type": "snapshot", "since": before}))
             shown: list[int] = []
             self.sessions.append(shown)
-            turns = Turns(self.name, sent=self.sent)
+            turns = self.turns
+            turns.reconnected()
             while not self.over and time.monotonic() < until:
                 try:
                     message = json.loads(await asyncio.wait_for(ws.recv(), timeout=2))
@@ -101,7 +105,6 @@ class Bot:
                     continue
                 await asyncio.sleep(THINK)
                 await ws.send(turns.act(action))
-                self.sent = turns.sent
 
     def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:
         if view is None or view.get("phase") != "playing" or view.get("deal_phase") != "turn":

@@ -26,6 +26,10 @@ class Turns:
     #: The newest ``snapshot`` or ``update``.
     latest: dict[str, Any] | None = None
 
+    def reconnected(self) -> None:
+        """A new socket: what the old one showed and was asked is gone; request ids stay unique."""
+        self.pending, self.acted_on, self.latest = None, -1, None
+
     def take(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """Note a message from the server; the ``result`` of the pending action, if this is it."""
         kind = message.get("type")
