@@ -5,20 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
 
 from accounts import emailchange
 from accounts.models import EmailChange, PlayLimit, SelfExclusion, Suspension, User
 from accounts.requests import signed_in
 from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin
 from staff import audit, authority
-from staff.admin.pages import page_context
-from staff.admin.reasons import ReasonedAdminMixin
+from staff.admin.reasons import ReasonedAdminMixin, reasoned_action
 from staff.forms import ReasonForm
 from staff.models import StaffNote
 from wallet.money import format_money
@@ -104,32 +102,26 @@ class EmailChangeAdmin(ReadOnlyAdmin):
         description="Undo: the old address back, the hold ended (the owner objects)", permissions=["revert"]
     )
     def revert_changes(self, request: HttpRequest, queryset: QuerySet[EmailChange]) -> HttpResponse | None:
-        form = ReasonForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            for change in queryset:
-                try:
-                    authority.check_may_act_on(request.user, change.user, verb="revert_email_change")
-                    with audit.service_action():  # recorded once, as the revert (staff.credentials)
-                        emailchange.revert(change, by=signed_in(request), reason=form.cleaned_data["reason"])
-                except audit.StaffRefused as exc:
-                    audit.record_refusal(staff=signed_in(request), refused=exc)
-                    self.message_user(request, f"{change.user}: {exc}", messages.ERROR)
-                except emailchange.EmailChangeError as exc:
-                    self.message_user(request, f"{change.user}: {exc}", messages.ERROR)
-                else:
-                    self.message_user(request, f"{change.user}: old address back.", messages.SUCCESS)
-            return None
-        return TemplateResponse(
+        def revert(change: EmailChange, data: dict[str, Any]) -> str:
+            try:
+                authority.check_may_act_on(request.user, change.user, verb="revert_email_change")
+            except audit.StaffRefused as exc:
+                audit.record_refusal(staff=signed_in(request), refused=exc)
+                raise
+            with audit.service_action():  # recorded once, as the revert (staff.credentials)
+                emailchange.revert(change, by=signed_in(request), reason=data["reason"])
+            return f"{change.user}: old address back."
+
+        return reasoned_action(
+            self,
             request,
-            "admin/staff/reason_action.html",
-            page_context(
-                self,
-                request,
-                title="Undo e-mail changes",
-                form=form,
-                queryset=queryset,
-                action="revert_changes",
-            ),
+            queryset,
+            form=ReasonForm,
+            title="Undo e-mail changes",
+            action="revert_changes",
+            each=revert,
+            refusals=(audit.StaffRefused, emailchange.EmailChangeError),
+            name=lambda change: change.user,
         )
 
 

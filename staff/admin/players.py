@@ -22,7 +22,7 @@ from accounts.requests import signed_in
 from core.admin_base import BigListMixin
 from staff import audit, authority, player, roles, services, statement
 from staff.admin.pages import SUSPEND, page_context
-from staff.admin.reasons import ReasonedAdminMixin, with_reason
+from staff.admin.reasons import ReasonedAdminMixin, reasoned_action, with_reason
 from staff.forms import NoteForm, ReasonForm, SuspendForm
 from wallet.admin import ADJUST_PERMISSION
 from wallet.models import AccountKind
@@ -264,51 +264,40 @@ class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
         description="Suspend (with a reason and an end date, or until lifted)", permissions=["suspend"]
     )
     def suspend_players(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
-        form = SuspendForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            for user in queryset:
-                try:
-                    services.suspend(
-                        staff=signed_in(request),
-                        user=user,
-                        reason=form.cleaned_data["reason"],
-                        message=form.cleaned_data["message"],
-                        until=form.cleaned_data["until"],
-                    )
-                    self.message_user(request, f"{user.username} suspended.", messages.SUCCESS)
-                except services.StaffError as exc:
-                    self.message_user(request, f"{user.username}: {exc}", messages.ERROR)
-            return None
-        return TemplateResponse(
+        def suspend(user: User, data: dict[str, Any]) -> str:
+            services.suspend(
+                staff=signed_in(request),
+                user=user,
+                reason=data["reason"],
+                message=data["message"],
+                until=data["until"],
+            )
+            return f"{user.username} suspended."
+
+        return reasoned_action(
+            self,
             request,
-            "admin/staff/reason_action.html",
-            page_context(
-                self, request, title="Suspend players", form=form, queryset=queryset, action="suspend_players"
-            ),
+            queryset,
+            form=SuspendForm,
+            title="Suspend players",
+            action="suspend_players",
+            each=suspend,
+            refusals=(services.StaffError,),
         )
 
     @admin.action(description="Lift suspension", permissions=["suspend"])
     def lift_suspensions(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
-        form = ReasonForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            for user in queryset:
-                try:
-                    services.lift_suspension(
-                        staff=signed_in(request), user=user, reason=form.cleaned_data["reason"]
-                    )
-                    self.message_user(request, f"{user.username}: suspension lifted.", messages.SUCCESS)
-                except services.StaffError as exc:
-                    self.message_user(request, f"{user.username}: {exc}", messages.ERROR)
-            return None
-        return TemplateResponse(
+        def lift(user: User, data: dict[str, Any]) -> str:
+            services.lift_suspension(staff=signed_in(request), user=user, reason=data["reason"])
+            return f"{user.username}: suspension lifted."
+
+        return reasoned_action(
+            self,
             request,
-            "admin/staff/reason_action.html",
-            page_context(
-                self,
-                request,
-                title="Lift suspensions",
-                form=form,
-                queryset=queryset,
-                action="lift_suspensions",
-            ),
+            queryset,
+            form=ReasonForm,
+            title="Lift suspensions",
+            action="lift_suspensions",
+            each=lift,
+            refusals=(services.StaffError,),
         )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django import forms
+from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 
 from staff import audit
+from staff.admin.pages import page_context
 
 FormT = TypeVar("FormT", bound=forms.BaseForm)
 
@@ -56,3 +60,41 @@ class ReasonedAdminMixin:
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+RowT = TypeVar("RowT")
+
+
+def reasoned_action(
+    model_admin: admin.ModelAdmin,  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
+    request: HttpRequest,
+    rows: Iterable[RowT],
+    *,
+    form: type[forms.Form],
+    title: str,
+    each: Callable[[RowT, dict[str, Any]], str | None],
+    refusals: tuple[type[Exception], ...],
+    action: str | None = None,
+    template: str = "admin/staff/reason_action.html",
+    summary: Callable[[], str] | None = None,
+    name: Callable[[RowT], object] = str,
+) -> HttpResponse | None:
+    """A bulk action that asks why before it acts: its form's page until the form is applied and
+    valid, then ``each`` row done by itself, so that one row's refusal (one of ``refusals``, told
+    with the row's ``name``) leaves the others done. ``each`` returns what to tell of its row, if
+    anything; ``summary`` what to tell once all are done."""
+    bound = form(request.POST if "apply" in request.POST else None)
+    if not ("apply" in request.POST and bound.is_valid()):
+        context = page_context(model_admin, request, title=title, form=bound, queryset=rows, action=action)
+        return TemplateResponse(request, template, context)
+    for row in rows:
+        try:
+            done = each(row, bound.cleaned_data)
+        except refusals as exc:
+            model_admin.message_user(request, f"{name(row)}: {exc}", messages.ERROR)
+        else:
+            if done:
+                model_admin.message_user(request, done, messages.SUCCESS)
+    if summary is not None:
+        model_admin.message_user(request, summary(), messages.SUCCESS)
+    return None

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from typing import Any
+
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
 
 from accounts.requests import signed_in
 from staff import services
-from staff.admin.pages import CLOSE, page_context
-from staff.admin.reasons import ReasonedAdminMixin
+from staff.admin.pages import CLOSE
+from staff.admin.reasons import ReasonedAdminMixin, reasoned_action
 from staff.forms import BulkTablesForm, ReasonForm
 from tables.admin import TableAdmin, TableSettingsAdmin
 from tables.models import Table, TableSettings
@@ -29,25 +30,23 @@ class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
     def _set_open(
         self, request: HttpRequest, queryset: QuerySet[Table], is_open: bool
     ) -> HttpResponse | None:
-        action = "reopen_tables" if is_open else "close_tables"
-        form = ReasonForm(request.POST if "apply" in request.POST else None)
-        if not ("apply" in request.POST and form.is_valid()):
-            title = "Reopen tables" if is_open else "Close tables (a running game finishes)"
-            return TemplateResponse(
-                request,
-                "admin/staff/reason_action.html",
-                page_context(self, request, title=title, form=form, queryset=queryset, action=action),
+        def set_open(table: Table, data: dict[str, Any]) -> None:
+            services.set_table_open(
+                staff=signed_in(request), table=table, is_open=is_open, reason=data["reason"]
             )
-        for table in queryset:
-            try:
-                services.set_table_open(
-                    staff=signed_in(request), table=table, is_open=is_open, reason=form.cleaned_data["reason"]
-                )
-            except services.StaffError as exc:
-                self.message_user(request, f"{table}: {exc}", messages.ERROR)
-        word = "closed (running games play to their end)" if not is_open else "reopened"
-        self.message_user(request, f"{queryset.count()} table(s) {word}.", messages.SUCCESS)
-        return None
+
+        word = "reopened" if is_open else "closed (running games play to their end)"
+        return reasoned_action(
+            self,
+            request,
+            queryset,
+            form=ReasonForm,
+            title="Reopen tables" if is_open else "Close tables (a running game finishes)",
+            action="reopen_tables" if is_open else "close_tables",
+            each=set_open,
+            refusals=(services.StaffError,),
+            summary=lambda: f"{queryset.count()} table(s) {word}.",
+        )
 
     @admin.action(description="Close: no new games (a running game finishes)", permissions=["close"])
     def close_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse | None:
@@ -67,26 +66,27 @@ class StaffTableSettingsAdmin(ReasonedAdminMixin, TableSettingsAdmin):
 
     @admin.action(description="Create tables from these settings", permissions=["close"])
     def create_tables(self, request: HttpRequest, queryset: QuerySet[TableSettings]) -> HttpResponse | None:
-        form = BulkTablesForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            made = 0
-            for row in queryset:
-                try:
-                    made += len(
-                        services.create_tables(
-                            staff=signed_in(request),
-                            settings_row=row,
-                            count=form.cleaned_data["count"],
-                            prefix=form.cleaned_data["prefix"] if queryset.count() == 1 else "",
-                            reason=form.cleaned_data["reason"],
-                        )
-                    )
-                except services.StaffError as exc:
-                    self.message_user(request, str(exc), messages.ERROR)
-            self.message_user(request, f"{made} table(s) created.", messages.SUCCESS)
-            return None
-        return TemplateResponse(
+        made: list[Table] = []
+
+        def create(row: TableSettings, data: dict[str, Any]) -> None:
+            made.extend(
+                services.create_tables(
+                    staff=signed_in(request),
+                    settings_row=row,
+                    count=data["count"],
+                    prefix=data["prefix"] if queryset.count() == 1 else "",
+                    reason=data["reason"],
+                )
+            )
+
+        return reasoned_action(
+            self,
             request,
-            "admin/staff/bulk_tables.html",
-            page_context(self, request, title="Create tables", form=form, queryset=queryset),
+            queryset,
+            form=BulkTablesForm,
+            title="Create tables",
+            template="admin/staff/bulk_tables.html",
+            each=create,
+            refusals=(services.StaffError,),
+            summary=lambda: f"{len(made)} table(s) created.",
         )
