@@ -19,13 +19,14 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.contrib import auth
+from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
 from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.dispatch import Signal
+from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.crypto import constant_time_compare
 
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
 from core.boundsql import bound_cursor
@@ -194,31 +195,54 @@ def _session_store() -> Any:
 
 
 def _session_logs_in(user: User, row: dict[str, Any], session_key: str) -> bool:
-    """Whether the session would log ``user`` in now (``django.contrib.auth.get_user``'s checks)."""
+    """Whether the session would log ``user`` in now, as it would an HTTP request."""
     if "session_data" in row:
-        return _session_data_logs_in(user.pk, row["password"], row["session_data"] or "", settings.SECRET_KEY)
+        site = (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS, "|", *settings.AUTHENTICATION_BACKENDS)
+        return _session_data_logs_in(user.pk, row["password"], row["session_data"] or "", site)
     # a session engine without rows (cache, files): ask it
-    return _claims_user(_session_store()(session_key=session_key).load(), user.pk, row["password"])
+    return _logs_in(_session_store()(session_key=session_key).load(), user.pk)
 
 
 @functools.lru_cache(maxsize=4096)
-def _session_data_logs_in(user_id: int, password: str, data: str, secret: str) -> bool:
-    """``_claims_user`` of a session's stored data: the same data, password and key always answer the
-    same, and a socket's every action asks again (a signature and two HMACs each time)."""
-    return _claims_user(_session_store()().decode(data) if data else {}, user_id, password)
+def _session_data_logs_in(user_id: int, password: str, data: str, site: tuple[str, ...]) -> bool:
+    """``_logs_in`` of a session's stored data. The answer is kept for the same data, password hash
+    (the user's row, read with the block) and ``site`` (its keys and its authentication backends):
+    a socket asks again with its every action, and Django's answer costs a query, a signature and
+    two HMACs."""
+    return _logs_in(_session_store()().decode(data) if data else {}, user_id)
 
 
-def _claims_user(session: Any, user_id: int, password: str) -> bool:
-    """Whether ``session`` logs in the user ``user_id`` whose password hash is ``password`` now."""
-    if str(session.get(SESSION_KEY)) != str(user_id):
+def _logs_in(data: dict[str, Any], user_id: int) -> bool:
+    """Whether a request carrying a session of ``data`` is logged in as ``user_id``: Django's own
+    ``auth.get_user`` answers (its backend, its hash of the password, its fallback keys), on a
+    session that keeps what that call would change: a socket has no cookie to take a new key, and
+    the page's session is not its to end."""
+    request = HttpRequest()
+    request.session = _HeldSession(data)
+    return auth.get_user(request).pk == user_id
+
+
+class _HeldSession(SessionBase):
+    """A session's data as a request carries it, which nothing here saves, renews or deletes."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__()
+        self._session_cache = dict(data)
+
+    def load(self) -> dict[str, Any]:
+        return self._session_cache
+
+    def exists(self, session_key: str) -> bool:
         return False
-    claimed = session.get(HASH_SESSION_KEY)
-    if not claimed:
-        return False
-    current = User(pk=user_id, password=password)  # the password now, not as the socket's user was loaded
-    return constant_time_compare(claimed, current.get_session_auth_hash()) or any(
-        constant_time_compare(claimed, fallback) for fallback in current.get_session_auth_fallback_hash()
-    )
+
+    def create(self) -> None:
+        return None
+
+    def save(self, must_create: bool = False) -> None:
+        return None
+
+    def delete(self, session_key: str | None = None) -> None:
+        return None
 
 
 def with_blocks(users: QuerySet[User], *, now: datetime | None = None) -> QuerySet[User]:

@@ -15,9 +15,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection, transaction
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
+from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
 from accounts import play
@@ -209,13 +211,58 @@ async def test_a_password_change_signs_out_the_other_sessions_sockets_too() -> N
 
 
 def test_the_check_costs_one_query_per_action() -> None:
-    """Deactivated, suspended, self-excluded and the session, in one query (a later issue measures the path)."""
+    """Deactivated, suspended, self-excluded and the session, in one query once Django has said the
+    session logs her in: its answer (a query of its own) is kept while the session's data, her
+    password and the site's key stay the same."""
     table, _game, (asha, _ravi) = two_seat_game()
     _client, cookie = logged_in(asha)
     session_key = cookie.decode().split("=", 1)[1]
-    with CaptureQueriesContext(connection) as queries:
+    with CaptureQueriesContext(connection) as first:
         restrictions.check_may_play(asha, session_key=session_key, action="draw")
-    assert len(queries) == 1, [q["sql"] for q in queries]
+    assert len(first) == 2, [q["sql"] for q in first]  # the block's row, then Django's get_user
+    for _ in range(3):
+        with CaptureQueriesContext(connection) as queries:
+            restrictions.check_may_play(asha, session_key=session_key, action="draw")
+        assert len(queries) == 1, [q["sql"] for q in queries]
+
+
+def session_row(key: str) -> tuple[str, Any]:
+    from django.contrib.sessions.models import Session
+
+    row = Session.objects.get(session_key=key)
+    return row.session_data, row.expire_date
+
+
+def test_a_session_signed_under_a_retired_key_still_plays_and_the_check_leaves_it_as_it_was() -> None:
+    """Django logs a request in whose session hash was made with a key now in
+    ``SECRET_KEY_FALLBACKS``, and gives that session a new key (a new cookie). A socket has no cookie
+    to give: its check says yes, and the session, its key and its data stay as the page's."""
+    asha = make_player("asha")
+    _client, cookie = logged_in(asha)
+    key = cookie.decode().split("=", 1)[1]
+    before = session_row(key)
+    with override_settings(SECRET_KEY="a new key for the site", SECRET_KEY_FALLBACKS=[settings.SECRET_KEY]):
+        assert play.play_block(asha, session_key=key) is None
+    assert session_row(key) == before
+    with override_settings(SECRET_KEY="a new key for the site", SECRET_KEY_FALLBACKS=[]):
+        block = play.play_block(asha, session_key=key)
+    assert block is not None and block.signed_out, block
+    assert session_row(key) == before  # refused, and still not the socket's to end
+
+
+def test_a_session_of_a_backend_the_site_no_longer_uses_is_signed_out() -> None:
+    """As ``auth.get_user`` decides: a session logged in by a backend no longer in
+    ``AUTHENTICATION_BACKENDS`` logs nobody in."""
+    asha = make_player("asha")
+    _client, cookie = logged_in(asha)
+    key = cookie.decode().split("=", 1)[1]
+    assert play.play_block(asha, session_key=key) is None
+    logged_in_by = SessionStore(session_key=key)[BACKEND_SESSION_KEY]
+    still_used = [b for b in settings.AUTHENTICATION_BACKENDS if b != logged_in_by]
+    assert still_used, settings.AUTHENTICATION_BACKENDS
+    with override_settings(AUTHENTICATION_BACKENDS=still_used):
+        block = play.play_block(asha, session_key=key)
+    assert block is not None and block.signed_out, block
 
 
 def test_an_action_reads_the_check_in_its_game_row_lock_and_still_refuses() -> None:
