@@ -7,7 +7,8 @@ of its fields, as plain Python (``encoder``, ``decoder``, ``copier``): a card fi
 ``v.drawn.code``, a seat map ``{str(k): [c.code for c in h] for k, h in v.hands.items()}``.
 
 The types it knows are those the engine's states and actions are made of: ``int``, ``str``,
-``bool``, ``Card`` (its code), ``Literal``, ``X | None``, ``list[X]``, ``tuple[X, ...]``,
+``bool``, ``Card`` (its code), a ``StrEnum`` (its value, a string, and its member back),
+``Literal``, ``X | None``, ``list[X]``, ``tuple[X, ...]``,
 ``dict[int | str, X]`` (JSON keys are strings: an ``int`` key is written as one and read back),
 dataclasses and ``TypedDict``s of those, and ``Any`` (a result sheet: a JSON value already,
 never changed in place, copied at its top level only). A copy shares only what nothing
@@ -19,6 +20,7 @@ does not know; a ``TypedDict`` keeps just the keys it was given.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 from collections.abc import Callable
 from typing import Any, Literal, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
@@ -106,6 +108,12 @@ def _expr(kind: str, tp: Any, v: str, depth: int) -> str:
         return v
     if tp is Card:
         return {"enc": f"{v}.code", "dec": f"_card({v})", "cp": v}[kind]
+    if isinstance(tp, type) and issubclass(tp, enum.StrEnum):
+        # a member is a str: JSON takes it as it is; read back by its value (a dict, not the
+        # enum's call, for every state loaded)
+        name = f"_enum_{tp.__name__}_{id(tp)}"
+        _namespace[name] = tp._value2member_map_
+        return f"{name}[{v}]" if kind == "dec" else v
     origin, args = get_origin(tp), get_args(tp)
     if origin is Literal:
         return v

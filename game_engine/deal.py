@@ -4,17 +4,12 @@
 ``game.apply`` (copy-on-write), so callers never see a state change in place; it is
 copied and saved with the game's state by ``game_engine.codec``.
 
-Deal phases: "turn" (someone is on turn), "finishing" (the declarer has placed a
-card in the finish slot and must show within the declaration time), "showing"
-(after a valid show, the losers show within the declaration time), "done".
-
-Seat statuses: "playing", "dropped" (drop, auto drop, three missed turns or
-leaving), "wrong_show", "won", "shown" (a loser who showed or was scored at
-the declaration deadline).
+A deal's phase is a ``DealPhase``, a seat's standing in it a ``SeatStatus``.
 """
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,16 +25,29 @@ from game_engine.melds import is_valid_declaration, score_arrangement
 
 HAND_SIZE = 13
 
-TURN = "turn"
-FINISHING = "finishing"
-SHOWING = "showing"
-DONE = "done"
 
-PLAYING = "playing"
-DROPPED = "dropped"
-WRONG_SHOW = "wrong_show"
-WON = "won"
-SHOWN = "shown"
+class DealPhase(enum.StrEnum):
+    """Where a deal stands."""
+
+    TURN = "turn"  # someone is on turn
+    FINISHING = "finishing"  # the declarer has placed a card in the finish slot and must show in time
+    SHOWING = "showing"  # after a valid show, the losers show within the declaration time
+    DONE = "done"
+
+
+class SeatStatus(enum.StrEnum):
+    """A seat's standing in the deal."""
+
+    PLAYING = "playing"
+    DROPPED = "dropped"  # a drop, an auto drop, three missed turns or leaving
+    WRONG_SHOW = "wrong_show"
+    WON = "won"
+    SHOWN = "shown"  # a loser who showed or was scored at the declaration deadline
+
+
+TURN, FINISHING, SHOWING, DONE = DealPhase.TURN, DealPhase.FINISHING, DealPhase.SHOWING, DealPhase.DONE
+PLAYING, DROPPED, WRONG_SHOW = SeatStatus.PLAYING, SeatStatus.DROPPED, SeatStatus.WRONG_SHOW
+WON, SHOWN = SeatStatus.WON, SeatStatus.SHOWN
 
 Groups = list[list[Card]]
 
@@ -68,7 +76,7 @@ class DealState:
     cut_joker: Card
     wild_rank: int
     extra_ms: dict[int, int]
-    status: dict[int, str]
+    status: dict[int, SeatStatus]
     points: dict[int, int]
     turns_taken: dict[int, int]
     missed: dict[int, int]
@@ -78,7 +86,7 @@ class DealState:
     shown: dict[int, Groups] = field(default_factory=dict)
     deal_show: list[int] = field(default_factory=list)
     drop_reason: dict[int, str] = field(default_factory=dict)
-    phase: str = TURN
+    phase: DealPhase = TURN
     drawn: Card | None = None
     drawn_source: str | None = None
     charged_until: int = 0

@@ -7,6 +7,7 @@ the public events, never mutating its input. Every rule lives here or in
 
 from __future__ import annotations
 
+import enum
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,16 +42,23 @@ from game_engine.formats import TableRules
 from game_engine.pool import can_rejoin, drops_remaining, is_eliminated, prize_pool, rejoin_score
 from game_engine.split import auto_split_due, manual_split_eligible, split_amounts
 
-# Game phases.
-DEALING = "dealing"  # before the first deal: waiting for start_deal / timeout
-PLAYING = "playing"  # a deal is running, someone is on turn
-DECLARING = "declaring"  # a deal is in its declaration (finish slot or losers' shows)
-BETWEEN_DEALS = "between_deals"  # pause before the next deal
-REJOIN_WINDOW = "rejoin_window"  # eliminated players may rejoin before the next deal
-SPLIT_OFFER = "split_offer"  # a manual split is offered to the remaining players
-FINISHED = "finished"
 
-PHASES = (DEALING, PLAYING, DECLARING, BETWEEN_DEALS, REJOIN_WINDOW, SPLIT_OFFER, FINISHED)
+class GamePhase(enum.StrEnum):
+    """Where a pool game stands."""
+
+    DEALING = "dealing"  # before the first deal: waiting for start_deal / timeout
+    PLAYING = "playing"  # a deal is running, someone is on turn
+    DECLARING = "declaring"  # a deal is in its declaration (finish slot or losers' shows)
+    BETWEEN_DEALS = "between_deals"  # pause before the next deal
+    REJOIN_WINDOW = "rejoin_window"  # eliminated players may rejoin before the next deal
+    SPLIT_OFFER = "split_offer"  # a manual split is offered to the remaining players
+    FINISHED = "finished"
+
+
+DEALING, PLAYING, DECLARING = GamePhase.DEALING, GamePhase.PLAYING, GamePhase.DECLARING
+BETWEEN_DEALS, REJOIN_WINDOW = GamePhase.BETWEEN_DEALS, GamePhase.REJOIN_WINDOW
+SPLIT_OFFER, FINISHED = GamePhase.SPLIT_OFFER, GamePhase.FINISHED
+PHASES = tuple(GamePhase)
 STATE_FORMAT = 1
 
 
@@ -93,7 +101,7 @@ class GameState:
     seed: int
     players: list[PlayerState]
     started: int
-    phase: str = DEALING
+    phase: GamePhase = DEALING
     version: int = 0
     deal_no: int = 0
     #: Play order of the last (or current) deal, all live seats; the dealer is last.
@@ -306,7 +314,7 @@ def _dispatch(s: GameState, a: Action, ctx: dl.Ctx) -> None:
         raise IllegalActionError(f"unsupported action {a.type}", rule="API")
 
 
-def _deal_for(s: GameState, seat: int, phase: str) -> dl.DealState:
+def _deal_for(s: GameState, seat: int, phase: GamePhase) -> dl.DealState:
     if s.phase != phase or s.deal is None:
         what = "a turn" if phase == PLAYING else "a declaration"
         raise IllegalActionError(f"this needs {what} in progress; the game is in phase {s.phase}")

@@ -14,7 +14,7 @@ from game_engine.actions import StartDeal
 from game_engine.cards import Card, build_packs, parse_card, parse_cards, wild_rank_for_cut
 from game_engine.errors import InvalidCardError
 from game_engine.formats import TableRules
-from game_engine.game import GameState, apply, new_game
+from game_engine.game import PLAYING, GameState, apply, new_game
 
 
 def scripted_game(
@@ -63,7 +63,7 @@ def scripted_game(
     d.closed = closed
     d.arrangements = {}
     # Deal state was built for the real deal; auto drop on the first turn is not re-run here.
-    state.phase = "playing"
+    state.phase = PLAYING
     return state
 
 

@@ -8,16 +8,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from game_engine import codec
 from game_engine.actions import ACTION_TYPES, Draw, action_from_dict
 from game_engine.bots import play_game
 from game_engine.cards import parse_card
-from game_engine.deal import DealState
+from game_engine.deal import DealPhase, DealState, SeatStatus
 from game_engine.events import result_for_spectators
 from game_engine.formats import make_rules
-from game_engine.game import GameState, apply
+from game_engine.game import GamePhase, GameState, apply
 from game_engine.views import views_for_all
 
 FIXTURE = Path(__file__).parent / "fixtures" / "states_before_codec.json"
@@ -64,6 +65,20 @@ def test_seat_maps_come_back_with_integer_keys_and_cards_as_cards() -> None:
     )
     assert playing.deal is not None and all(isinstance(k, int) for k in playing.deal.hands)
     assert playing.deal.drawn == parse_card(playing.deal.drawn.code)
+
+
+@pytest.mark.parametrize("case", SAVED, ids=lambda case: case["case"])
+def test_phases_and_statuses_come_back_as_their_enums_and_go_out_as_strings(case: dict[str, Any]) -> None:
+    """Stored as plain strings, read as members (``GamePhase``, ``DealPhase``, ``SeatStatus``), and
+    written back as the same strings, which any JSON encoder takes."""
+    state = GameState.from_dict(case["state"])
+    assert type(state.phase) is GamePhase
+    if state.deal is not None:
+        assert type(state.deal.phase) is DealPhase
+        assert {type(v) for v in state.deal.status.values()} == {SeatStatus}
+    assert orjson.loads(orjson.dumps(state.to_dict())) == json.loads(json.dumps(state.to_dict()))
+    copied = codec.copier(GameState)(state)
+    assert type(copied.phase) is GamePhase
 
 
 def test_a_copy_shares_nothing_that_changes() -> None:
