@@ -16,8 +16,10 @@ players check the shuffle with and a spectator never saw (``for_spectators``).
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
 #: Field metadata: leave the field out of the wire object when it is None.
 OMIT_NONE: dict[str, bool] = {"omit_none": True}
@@ -132,7 +134,7 @@ class Draw(Event):
     type: ClassVar[str] = "draw"
     doc: ClassVar[str] = "`seat` drew from `source`; `card` only from the open pile"
     seat: int
-    source: str
+    source: Literal["closed", "open"]
     card: str | None = dataclasses.field(default=None, metadata=OMIT_NONE)
 
 
@@ -342,7 +344,7 @@ class GameOver(Event):
     fees_paid: int
     winner: str | None
     winner_seat: int | None
-    split: str | None
+    split: Literal["manual", "auto"] | None
     scores: dict[str, int]
 
 
@@ -355,7 +357,7 @@ class GameCancelled(Event):
         "and `rake`; the server settled exactly these amounts"
     )
     message: str
-    settlement: str
+    settlement: Literal["refund", "split", "none"]
     payouts: dict[str, int]
     rake: int
 
@@ -437,13 +439,26 @@ def fields_of(cls: type[Event]) -> list[str]:
     return [f.name for f in dataclasses.fields(cls)]
 
 
+def type_words(annotation: str, aliases: Mapping[str, Any] | None = None) -> str:
+    """A field's annotation in docs/protocol.md's words: ``int or null``, ``"refund" or "split"``,
+    ``true`` (``Literal[True] | None``, a flag sent only when set); a name in ``aliases`` that stands
+    for a ``Literal`` is written as its values."""
+    for name, alias in (aliases or {}).items():
+        if get_origin(alias) is Literal:
+            values = ", ".join(repr(v) for v in get_args(alias))
+            annotation = re.sub(rf"\b{name}\b", f"Literal[{values}]", annotation)
+    text = annotation.replace("Literal[True] | None", "true").replace(" | None", " or null")
+    text = re.sub(r"Literal\[(.*?)\]", lambda m: m.group(1).replace("'", '"').replace(", ", " or "), text)
+    return text.replace("|", "or")
+
+
 def protocol_table() -> str:
     """The event section's table of docs/protocol.md, made from the catalogue (a test keeps them equal)."""
     lines = ["| event | fields | when |", "|---|---|---|"]
     for name, cls in CATALOGUE.items():
         parts = []
         for f in dataclasses.fields(cls):
-            kind = str(f.type).replace(" | None", " or null").replace("|", "or")
+            kind = type_words(str(f.type))
             absent = " (absent when null)" if f.metadata.get("omit_none") else ""
             if f.metadata.get("seats_only"):
                 kind, absent = (

@@ -411,7 +411,7 @@ class TableConsumer(_Consumer):
         """A quick message to everyone at the table: a player of its game, a fixed phrase, one a
         ``QUICK_MESSAGE_SECONDS``; otherwise an ``error`` to this socket and nothing sent."""
         try:
-            phrase = protocol.parse_quick(content, quick.PHRASES)
+            phrase = protocol.parse_quick(content)
             if self.seat is None or self.game_id is None:
                 raise NotSeated("only the players of the table's game send quick messages")
             if not await quick.may_send(user_id=self.user.pk, table_id=self.table_id):

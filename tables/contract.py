@@ -48,12 +48,16 @@ class ErrorBody(TypedDict):
     message: str
 
 
+#: A table's format on the wire: TableSettings.Format's values.
+TableFormat = Literal["61", "101", "201", "points"]
+
+
 class TableSummary(TypedDict):
     """A table as the lobby lists it (``GET /api/tables/``) and the table page heads it."""
 
     id: int
     name: str
-    format: str
+    format: TableFormat
     format_label: str
     entry_fee: int
     entry_fee_display: str
@@ -68,6 +72,9 @@ class TableSummary(TypedDict):
     decks: int
     turn_seconds: int
 
+
+#: The quick messages' phrases, by the key the page sends (their words: ``tables.quick.PHRASES``).
+QuickPhrase = Literal["good_game", "well_played", "please_hurry", "sorry_connection"]
 
 #: A game's status on the wire: PoolGame.Status's values.
 GameStatus = Literal["waiting", "running", "finished", "cancelled"]
@@ -354,7 +361,7 @@ class QuickMessage(Message):
         "(one of a fixed set, docs/protocol.md `quick`); to everyone at the table, the sender too"
     )
     seat: int
-    phrase: str
+    phrase: QuickPhrase
     text: str
 
 
@@ -387,10 +394,8 @@ def name_of(message: type[Message]) -> str:
 
 # ---------------------------------------------------------------------- docs/protocol.md
 def _type_text(f: dataclasses.Field[Any]) -> str:
-    """A field's annotation in words: ``int or null``, ``"refund", "split" or "none"``."""
-    text = str(f.type).replace("Literal[True] | None", "true").replace(" | None", " or null")
-    text = re.sub(r"Literal\[(.*?)\]", lambda m: m.group(1).replace("'", '"').replace(", ", " or "), text)
-    return text.replace("|", "or")
+    """A field's annotation in words (``ev.type_words``), this module's ``Literal`` names spelled out."""
+    return ev.type_words(str(f.type), globals())
 
 
 def messages_table() -> str:

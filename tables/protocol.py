@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 from game_engine import actions
 from game_engine.actions import MAX_CARD_TEXT, MAX_GROUPS, UNSTAMPED, Action, action_from_dict
 from game_engine.errors import RummyError
+from tables.contract import QuickPhrase
 from tables.errors import BadAction, ProtocolError
 
 #: The largest text frame accepted (a finish or an arrangement is well under 1 KB).
@@ -187,21 +188,18 @@ def player_action(action: Action | Mapping[str, Any]) -> Action:
 
 
 class _Quick(BaseModel):
-    """``quick``: one of the table's fixed phrases (``tables.quick.PHRASES``), by its key."""
+    """``quick``: one of the table's fixed phrases (``tables.contract.QuickPhrase``), by its key."""
 
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-    phrase: Annotated[str, StringConstraints(max_length=32)]
+    phrase: QuickPhrase
 
 
 _QUICK = TypeAdapter(_Quick)
 
 
-def parse_quick(content: dict[str, Any], phrases: Mapping[str, str]) -> str:
+def parse_quick(content: dict[str, Any]) -> QuickPhrase:
     """The phrase key of a ``quick`` message; ``BadAction`` (``bad_request``) if it names none."""
     try:
-        phrase = _QUICK.validate_python(content).phrase
+        return _QUICK.validate_python(content).phrase
     except ValidationError:
-        phrase = None
-    if phrase is None or phrase not in phrases:
-        raise BadAction(f"quick: 'phrase' must be one of {', '.join(phrases)}")
-    return phrase
+        raise BadAction(f"quick: 'phrase' must be one of {', '.join(get_args(QuickPhrase))}") from None

@@ -13,8 +13,10 @@ from typing import Final
 from django.conf import settings
 from django.core.cache import cache
 
+from tables.contract import QuickPhrase
+
 #: The phrases, by the key the page sends. The page shows ``text``; a muted page shows none.
-PHRASES: Final[dict[str, str]] = {
+PHRASES: Final[dict[QuickPhrase, str]] = {
     "good_game": "Good game",
     "well_played": "Well played",
     "please_hurry": "Please hurry",

@@ -13,7 +13,7 @@ from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import view_for
 from tables import gamerows
-from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableSummary, You
+from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableFormat, TableSummary, You
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.money import format_money
 
@@ -73,7 +73,7 @@ def table_summary(table: Table, game: PoolGame | None) -> TableSummary:
     return TableSummary(
         id=table.pk,
         name=table.name,
-        format=settings.format,
+        format=cast(TableFormat, settings.format),  # one of TableSettings.Format's values
         format_label=settings.get_format_display(),
         entry_fee=settings.entry_fee,
         entry_fee_display=format_money(settings.entry_fee),

@@ -46,7 +46,7 @@ export interface Snapshot {
 export interface TableSummary {
   id: number;
   name: string;
-  format: string;
+  format: "61" | "101" | "201" | "points";
   format_label: string;
   entry_fee: number;
   entry_fee_display: string;
@@ -223,7 +223,7 @@ export interface Turn {
 export interface Draw {
   type: "draw";
   seat: number;
-  source: string;
+  source: "closed" | "open";
   card?: string;
   version?: number;
 }
@@ -436,7 +436,7 @@ export interface GameOver {
   fees_paid: number;
   winner: string | null;
   winner_seat: number | null;
-  split: string | null;
+  split: ("manual" | "auto") | null;
   scores: {
     [k: string]: number;
   };
@@ -448,7 +448,7 @@ export interface GameOver {
 export interface GameCancelled {
   type: "game_cancelled";
   message: string;
-  settlement: string;
+  settlement: "refund" | "split" | "none";
   payouts: {
     [k: string]: number;
   };
@@ -594,7 +594,7 @@ export interface UnseatedNotice {
 export interface QuickMessage {
   type: "quick_message";
   seat: number;
-  phrase: string;
+  phrase: "good_game" | "well_played" | "please_hurry" | "sorry_connection";
   text: string;
 }
 /**

@@ -8,8 +8,9 @@
 // tables/lobbyfeed.py, game_engine/views.py, game_engine/events.py), and held to the server's
 // contract at the end of this file: contract.d.ts is generated from contract.schema.json (which
 // `manage.py wire_contract` makes from tables/contract.py; `npm run wire-types`, checked in
-// scripts/test), and tsc fails when a message type, a notice kind, an event type or a message's
-// fields differ between the two. These types say more than the schema does (the view's shape).
+// scripts/test), and tsc fails when a message type, a notice kind, an event type, a field, or a
+// field's type (its nullability and optionality too, all the way down) differ between the two.
+// These types say more than the schema does where the server declares nothing yet: the view.
 //
 // Numbers: money in paise, times in ms since the epoch (`*_ms`, `deadline`, `at`), seats are the
 // engine's seat numbers. Object keys that are seats or user ids are strings, as in JSON.
@@ -26,7 +27,8 @@ export type ByPlayer<T> = Record<string, T>;
 
 /** The one shape of every error (tables.errors.error_payload). */
 export interface WireError {
-  code: string;
+  /** One of the error catalogue's codes (tables/errors.py, docs/protocol.md). */
+  code: C.ErrorBody["code"];
   /** The rule of docs/rules.md it enforces ("docs/rules.md §6.5"), "API", or "" when none. */
   rule: string;
   message: string;
@@ -50,7 +52,7 @@ export interface TableRow {
   game_id: number | null;
   /** What a full table pays its winner: every seat's fee less the rake. */
   prize_pool: number;
-  prize_pool_display: string | null;
+  prize_pool_display: string;
   decks: number;
   turn_seconds: number;
 }
@@ -64,7 +66,7 @@ export interface GameHeader {
   version: number;
   deadline_at: string | null;
   /** "start" (the start countdown), "bots" (bots fill the seats), an engine deadline kind, or "". */
-  deadline_kind: string | null;
+  deadline_kind: string;
   result: GameResult | CancelledResult | null;
 }
 
@@ -349,8 +351,8 @@ export interface GameCancelledEvent extends EventBase {
   type: "game_cancelled";
   message: string;
   settlement: Settlement;
-  payouts?: ByPlayer<number>;
-  rake?: number;
+  payouts: ByPlayer<number>;
+  rake: number;
 }
 
 export type GameEvent =
@@ -523,7 +525,7 @@ export interface Presence {
 }
 
 /** The fixed phrases of a quick message (tables/quick.py), by key. */
-export type QuickPhrase = "good_game" | "well_played" | "please_hurry" | "sorry_connection";
+export type QuickPhrase = C.QuickMessage["phrase"];
 
 /** A player at the table sent a quick message (to everyone at the table, the sender too). */
 export interface QuickMessage {
@@ -606,11 +608,40 @@ export type EventsMatch = AllTrue<{ types: Same<GameEventType, ContractEvent["ty
 export type EventFieldsMatch = AllTrue<{
   [K in GameEventType]: Same<Exclude<Fields<ByType<GameEvent, K>>, "version">, Exclude<Fields<ByType<ContractEvent, K>>, "version">>;
 }>;
+
+/**
+ * A type as the field check compares it: an object the server leaves open (`dict[str, Any]`, not
+ * declared there yet: the view) is `any`, an object's "and any other field" is dropped, and the
+ * rest is compared all the way down.
+ */
+type Declared<T> = T extends readonly (infer E)[]
+  ? Declared<E>[]
+  : T extends object
+    ? string extends keyof T
+      ? Named<T> extends never
+        ? unknown extends T[string] ? any : Record<string, Declared<T[string]>>
+        : { [K in keyof T as string extends K ? never : K]: Declared<T[K]> }
+      : { [K in keyof T]: Declared<T[K]> }
+    : T;
+/** The named fields of T, without its index signature. */
+type Named<T> = keyof { [K in keyof T as string extends K ? never : K]: 1 };
+/** Field F of each member of the union U, together; `undefined` where a member has none. */
+type FieldOf<U, F extends PropertyKey> = U extends unknown ? (F extends keyof U ? U[F] : undefined) : never;
+/** Each field of the contract's message K has the same type here, nullability and optionality too. */
+type FieldTypesSame<K> = AllTrue<{
+  [F in Fields<ByType<C.ServerMessage, K>>]: Same<
+    Declared<FieldOf<ByType<ServerMessage, K>, F>>,
+    Declared<FieldOf<ByType<C.ServerMessage, K>, F>>
+  >;
+}>;
+export type MessageFieldTypesMatch = AllTrue<{ [K in ServerMessageType]: FieldTypesSame<K> }>;
+
 /** The check itself: tsc refuses `Held<false>` ("Type 'false' does not satisfy the constraint 'true'"). */
 type Held<T extends true> = T;
 export type ContractHeld = [
   Held<MessagesMatch>,
   Held<MessageFieldsMatch>,
+  Held<MessageFieldTypesMatch>,
   Held<NoticeKindsMatch>,
   Held<EventsMatch>,
   Held<EventFieldsMatch>,

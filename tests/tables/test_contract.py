@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import pytest
@@ -17,8 +19,8 @@ from django.test import Client
 from game_engine import errors as engine_errors
 from game_engine.events import CATALOGUE as EVENTS
 from game_engine.game import GameState
-from tables import contract, errors, reminders, services, staffops
-from tables.models import GameEvent, PoolGame, Table
+from tables import contract, errors, quick, reminders, services, staffops
+from tables.models import GameEvent, PoolGame, Table, TableSettings
 from tests.sockets import Message, of_type, open_socket, open_table, until
 from tests.tables.conftest import make_player, make_table
 from wallet import errors as wallet_errors
@@ -34,6 +36,14 @@ def test_what_is_made_from_the_contract_is_current(path: str) -> None:
         f"{path} differs from tables/contract.py, tables/errors.py and game_engine/events.py: "
         "run `DEBUG=1 .venv/bin/python manage.py wire_contract`"
     )
+
+
+def test_the_wire_names_every_value_the_models_hold() -> None:
+    """A format or a game status is a model's choice, a phrase a key of ``quick.PHRASES``, and on the
+    wire each is a ``Literal`` the page's types are made from: the two say the same values."""
+    assert set(get_args(contract.TableFormat)) == set(TableSettings.Format.values)
+    assert set(get_args(contract.GameStatus)) == set(PoolGame.Status.values)
+    assert set(get_args(contract.QuickPhrase)) == set(quick.PHRASES)
 
 
 def test_the_protocol_document_lists_every_message_notice_kind_and_error_code() -> None:
@@ -83,6 +93,41 @@ def test_the_handler_check_sees_a_missing_case(tmp_path: Path, monkeypatch: pyte
         test_the_page_has_a_case_for_every_message_its_socket_is_sent(
             "table", contract.TABLE_MESSAGES, "static/js/table/dispatch.js"
         )
+
+
+# ---------------------------------------------------------------------- the page's types
+def _page_check(tmp_path: Path, change: tuple[str, str] | None) -> subprocess.CompletedProcess[str]:
+    """tsc over the page's wire types and the contract's, ``change`` (old, new) made to the page's."""
+    page = (ROOT / "static/js/wire.d.ts").read_text(encoding="utf-8")
+    if change is not None:
+        assert page.count(change[0]) == 1, change[0]
+        page = page.replace(*change)
+    (tmp_path / "wire.d.ts").write_text(page, encoding="utf-8")
+    shutil.copy(ROOT / "static/js/contract.d.ts", tmp_path / "contract.d.ts")
+    options = {"strict": True, "noEmit": True, "target": "es2022", "module": "es2022", "types": []}
+    config = {"compilerOptions": {**options, "moduleResolution": "bundler"}, "include": ["*.d.ts"]}
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    tsc = ROOT / "node_modules/.bin/tsc"
+    return subprocess.run([str(tsc), "-p", str(tmp_path)], capture_output=True, text=True, check=False)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("  prize_pool_display: string;", "  prize_pool_display: string | null;"),  # nullability
+        ("  seats_taken: number;", "  seats_taken?: number;"),  # optionality
+        ("  away_since: number | null;", "  away_since: string | null;"),  # a type, in a nested part
+    ],
+    ids=["nullable", "optional", "nested"],
+)
+def test_the_page_check_refuses_a_field_typed_otherwise_than_the_contract(
+    tmp_path: Path, change: tuple[str, str]
+) -> None:
+    """The page's types are held to the contract's field by field, types and nullability included,
+    not only their names: a field the page types otherwise fails tsc."""
+    assert _page_check(tmp_path, None).returncode == 0, "the page's types as they are pass"
+    done = _page_check(tmp_path, change)
+    assert done.returncode != 0 and "does not satisfy the constraint 'true'" in done.stdout, done.stdout
 
 
 # ---------------------------------------------------------------------- the error catalogue
