@@ -28,6 +28,18 @@ TIMEOUT = 30_000
 #: Where a player taps a card of their hand: on its index, the strip the fan always shows (a phone's
 #: hand in many groups fans its cards tighter, static/js/hand.js fitHand, so the next card covers the middle).
 CARD_SPOT = {"x": 8, "y": 20}
+
+#: Nothing on the page moves: every CSS animation and transition that ends has ended (a pulse that
+#: repeats for ever, the clock's last seconds, is not waited for).
+STILL = """() => document.getAnimations().every(
+  (a) => a.playState !== "running" || a.effect.getTiming().iterations === Infinity)"""
+
+
+def wait_still(page: Any, timeout: float = 5_000) -> None:
+    """Until nothing on ``page`` moves, as a screenshot or an audit of what is shown wants."""
+    page.wait_for_function(STILL, timeout=timeout)
+
+
 VIEWPORTS: dict[str, dict[str, Any]] = {
     "1920x1080": {"viewport": {"width": 1920, "height": 1080}},
     "1366x768": {"viewport": {"width": 1366, "height": 768}},  # the commonest laptop screen
@@ -226,7 +238,7 @@ class Player:
         self.page.wait_for_selector("#groups .card")
 
     def shot(self, name: str) -> None:
-        self.page.wait_for_timeout(450)  # let the last animation settle
+        wait_still(self.page)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 

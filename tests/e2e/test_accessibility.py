@@ -25,7 +25,7 @@ from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame, Seat, Table
 from tests.e2e.conftest import ARTIFACTS, ROOT
-from tests.e2e.pages import DEALER_OVER_NAME, VIEWPORTS, wait_until
+from tests.e2e.pages import DEALER_OVER_NAME, VIEWPORTS, wait_still, wait_until
 from tests.e2e.test_table_layout import _stack
 from tests.e2e.test_table_play import ASHA_HAND, RAVI_HAND
 from tests.helpers import session_cookie
@@ -103,7 +103,7 @@ def _violations(page: Any, url: str, shot: str) -> list[str]:
     response = page.goto(url)
     assert response is not None and response.status == 200, url
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(600)  # the table's first render and its deal animation
+    wait_still(page)  # the table's deal animation, a sheet's entrance
     page.screenshot(path=str(ARTIFACTS / f"a11y-{shot}.png"), full_page=True)
     page.add_script_tag(path=str(AXE))
     found = page.evaluate(RUN_AXE, TAGS)

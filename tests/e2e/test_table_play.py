@@ -262,7 +262,6 @@ def play_the_deal(live_server_url: str, pool_table: Table, asha: Player, ravi: P
     asha.drag(page.locator("#groups .card[data-code='QC']"), clubs, to_end=True)
     wait_until(lambda: "QC" in [g for g in asha.hand_dom() if "JC" in g][0], "QC to join the clubs")
     page.wait_for_selector("text=Your turn: discard")
-    page.wait_for_timeout(300)
     asha.shot("table-desktop")
     record()
     assert_dom_holds_only_public_cards(asha, state_of(pool_table), 0)
