@@ -118,7 +118,9 @@ def test_a_table_socket_is_compressed_when_offered_and_plain_otherwise(redis_db:
             return came
 
         # closed (autobahn drops the connection) without the message reaching the site: no pong
-        assert asyncio.run(inflate_past_the_limit()) == ["snapshot"]
+        # (a presence change of this test's earlier sockets, closed just before, may come meanwhile)
+        came = asyncio.run(inflate_past_the_limit())
+        assert [kind for kind in came if kind != "presence"] == ["snapshot"], came
     except BaseException:
         print(daphne.tail(30), plain.tail(30))
         raise
