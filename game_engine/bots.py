@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from game_engine.actions import (
     UNSTAMPED,
@@ -36,7 +36,7 @@ from game_engine.events import Event
 from game_engine.formats import TableRules
 from game_engine.game import FINISHED, GameState, apply, new_game
 from game_engine.melds import GroupKind, classify_group
-from game_engine.views import legal_actions, view_for
+from game_engine.views import View, legal_actions, view_for
 
 SMART = "smart"
 RANDOM = "random"
@@ -82,7 +82,7 @@ def _hopeless(hand: Sequence[Card], wild: int) -> bool:
 
 
 def choose_action(
-    view: dict[str, Any],
+    view: View,
     rules: TableRules | None = None,
     rng: random.Random | None = None,
     strategy: str = SMART,
@@ -102,12 +102,14 @@ def choose_action(
         if rng.random() < rejoin_probability:
             return Rejoin(at=UNSTAMPED, seat=seat)
         return Leave(at=UNSTAMPED, seat=seat)
-    wild = view["wild_rank"]
+    codes, wild = view["hand"], view["wild_rank"]
+    if codes is None or wild is None:  # no deal of this seat's running: nothing more to choose
+        return None
     if "show" in legal:
-        arr = best_arrangement(parse_cards(view["hand"]), wild)
+        arr = best_arrangement(parse_cards(codes), wild)
         return Show(at=UNSTAMPED, seat=seat, groups=_groups(arr.groups))
     if "draw" in legal:
-        hand = parse_cards(view["hand"])
+        hand = parse_cards(codes)
         me = view["players"][seat]
         if me["turns_taken"] == 0 and me["drops_remaining"] > 0 and _hopeless(hand, wild):
             return Drop(at=UNSTAMPED, seat=seat)
@@ -121,7 +123,7 @@ def choose_action(
             return Draw(at=UNSTAMPED, seat=seat, source="open")
         return Draw(at=UNSTAMPED, seat=seat, source="closed")
     if "discard" in legal:
-        hand = parse_cards(view["hand"])
+        hand = parse_cards(codes)
         card, arr = _best_discard(hand, wild)
         if arr.valid:
             return Finish(at=UNSTAMPED, seat=seat, card=card, groups=_groups(arr.groups))
@@ -129,8 +131,10 @@ def choose_action(
     return None
 
 
-def _random_action(view: dict[str, Any], rng: random.Random) -> Action | None:
+def _random_action(view: View, rng: random.Random) -> Action | None:
     seat = view["seat"]
+    if seat is None:
+        return None
     legal = list(view["legal"])
     # Mostly play the game; sometimes do odd but legal things.
     if "split_accept" in legal:
@@ -148,8 +152,9 @@ def _random_action(view: dict[str, Any], rng: random.Random) -> Action | None:
     if "im_back" in legal and rng.random() < 0.3:
         return ImBack(at=UNSTAMPED, seat=seat)
     r = rng.random()
-    if "show" in legal:
-        groups = [hand] if r < 0.5 else [list(g) for g in best_arrangement(hand, view["wild_rank"]).groups]
+    wild = view["wild_rank"]
+    if "show" in legal and wild is not None:
+        groups = [hand] if r < 0.5 else [list(g) for g in best_arrangement(hand, wild).groups]
         return Show(at=UNSTAMPED, seat=seat, groups=_groups(groups))
     if "draw" in legal:
         if r < 0.04:

@@ -43,7 +43,7 @@ from game_engine.cards import Card, is_joker, parse_card, parse_cards
 from game_engine.events import Event
 from game_engine.formats import TableRules
 from game_engine.game import FINISHED, GameState, apply, new_game
-from game_engine.views import legal_actions, view_for
+from game_engine.views import View, legal_actions, view_for
 
 HONEST_STYLES = ("smart", "weak", "cautious", "grabby")
 #: A colluding pair's kind and the roles of its two players (the first is the one who cheats).
@@ -108,7 +108,7 @@ def _near(card: Card, hand: Sequence[Card]) -> bool:
     )
 
 
-def _feed(state: GameState, seat: int, partner: int, view: dict[str, Any]) -> Action | None:
+def _feed(state: GameState, seat: int, partner: int, view: View) -> Action | None:
     """A discard the partner (next to play) will take, if one costs the feeder at most 10 points."""
     d = state.deal
     assert d is not None
@@ -187,18 +187,21 @@ def decide(state: GameState, seat: int, plan: Plan, rng: random.Random) -> Actio
             hand = d.hands[seat]
             if _points(hand, d.wild_rank) >= 55 and not any(is_joker(c, d.wild_rank) for c in hand):
                 return Drop(at=UNSTAMPED, seat=seat)
-    if style == "grabby" and "draw" in legal and view["can_pick_open"] and view["open_top"]:
+    wild, codes = view["wild_rank"], view["hand"] or []
+    if (
+        style == "grabby"
+        and "draw" in legal
+        and view["can_pick_open"]
+        and view["open_top"]
+        and wild is not None
+    ):
         top = parse_card(view["open_top"])
-        if (
-            not is_joker(top, view["wild_rank"])
-            and _near(top, parse_cards(view["hand"]))
-            and rng.random() < 0.6
-        ):
+        if not is_joker(top, wild) and _near(top, parse_cards(codes)) and rng.random() < 0.6:
             return Draw(at=UNSTAMPED, seat=seat, source="open")
     action = choose_action(view, state.rules, rng, SMART)
     if style == "weak" and action is not None:
-        if isinstance(action, Discard) and rng.random() < 0.35:
-            hand = [c for c in parse_cards(view["hand"]) if not is_joker(c, view["wild_rank"])]
+        if isinstance(action, Discard) and rng.random() < 0.35 and wild is not None:
+            hand = [c for c in parse_cards(codes) if not is_joker(c, wild)]
             if hand:
                 return Discard(at=UNSTAMPED, seat=seat, card=rng.choice(hand))
         if (

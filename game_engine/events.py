@@ -470,17 +470,15 @@ def protocol_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+#: What a deadline is for.
+DeadlineKind = Literal["turn", "extra", "declare", "next_deal", "rejoin", "split"]
+
+
 @dataclass(frozen=True, slots=True)
 class Deadline:
-    """When the server must send ``{"type": "timeout", "at": at_ms}``.
-
-    ``kind``: "turn", "extra", "declare", "next_deal", "rejoin" or "split";
-    ``seat``: whose clock it is, or None when it concerns the table.
-    """
+    """When the server must send ``{"type": "timeout", "at": at_ms}``: ``seat``'s clock, or the
+    table's (None)."""
 
     at_ms: int
-    kind: str
+    kind: DeadlineKind
     seat: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"at_ms": self.at_ms, "kind": self.kind, "seat": self.seat}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from game_engine.errors import PoolRuleError
 
@@ -20,7 +20,7 @@ POINTS: Final = "points"
 class TableRules:
     """The rules of one table. ``kind`` is "pool" (docs/rules.md §7) or "points" (docs/rules.md §9)."""
 
-    kind: str = POOL
+    kind: Literal["pool", "points"] = POOL
     pool_limit: int = 101
     first_drop: int = 20
     middle_drop: int = 40

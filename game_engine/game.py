@@ -37,7 +37,7 @@ from game_engine.actions import (
 )
 from game_engine.cards import Card, toss_key
 from game_engine.errors import IllegalActionError, PoolRuleError, RummyError, SplitRuleError
-from game_engine.events import Deadline, Event
+from game_engine.events import Deadline, DeadlineKind, Event
 from game_engine.formats import TableRules
 from game_engine.pool import can_rejoin, drops_remaining, is_eliminated, prize_pool, rejoin_score
 from game_engine.split import auto_split_due, manual_split_eligible, split_amounts
@@ -128,7 +128,7 @@ class GameState:
             return self.deal.deadline(self.rules)
         if self.phase_deadline is None:
             return None
-        kind = {
+        kind: dict[GamePhase, DeadlineKind] = {
             DEALING: "next_deal",
             BETWEEN_DEALS: "next_deal",
             REJOIN_WINDOW: "rejoin",

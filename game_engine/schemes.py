@@ -271,7 +271,7 @@ class Table:
 
     # ------------------------------------------------------------------ methods
     def _play_badly(
-        self, state: GameState, seat: int, legal: list[str], honest: Action | None
+        self, state: GameState, seat: int, legal: Sequence[str], honest: Action | None
     ) -> Action | None:
         """Draw blind, throw away what helps, never declare, never drop: lose on points."""
         d = state.deal
@@ -319,7 +319,7 @@ class Table:
         seat: int,
         role: Role,
         in_deal: list[int],
-        legal: list[str],
+        legal: Sequence[str],
         honest: Action | None,
     ) -> Action | None:
         """Fold to a partner holding a clearly better hand; never play hard against it."""

@@ -9,27 +9,145 @@ deal's server seed is in a seat's ``last_result`` only: a spectator's has none
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+# typing's TypedDict on Python 3.11 gives pydantic, which makes the page's types from these, too
+# little to read them by (tables/contract.py)
+from typing_extensions import TypedDict
 
 from game_engine import deal as dl
 from game_engine import fairness
 from game_engine.cards import Card, is_joker
-from game_engine.events import result_for_spectators
-from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GameState
+from game_engine.events import DeadlineKind, result_for_spectators
+from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GamePhase, GameState
+
+#: What a player may send (``legal``: a hint; the engine decides).
+PlayerActionType = Literal[
+    "draw",
+    "discard",
+    "finish",
+    "show",
+    "arrange",
+    "drop",
+    "auto_drop",
+    "im_back",
+    "client_seed",
+    "rejoin",
+    "split_accept",
+    "split_decline",
+    "leave",
+]
+
+
+class PlayerView(TypedDict):
+    """One seat of a view: the public side of its player."""
+
+    seat: int
+    id: str  # the player's user id, as a string
+    name: str
+    score: int
+    eliminated: bool
+    left: bool
+    rejoins: int
+    drops_remaining: int
+    extra_ms: int  # the extra-time bank left
+    in_deal: bool
+    status: dl.SeatStatus | None
+    card_count: int
+    turns_taken: int
+
+
+class DeadlineView(TypedDict):
+    """The server's next deadline: ``seat``'s clock, or the table's (None)."""
+
+    at_ms: int
+    kind: DeadlineKind
+    seat: int | None
+
+
+class RejoinOfferView(TypedDict):
+    seats: list[int]
+    score: int
+    fee: int
+
+
+class SplitOfferView(TypedDict):
+    amounts: dict[str, int]  # by seat, as a string
+    accepted: list[int]
+
+
+class ClientSeedView(TypedDict):
+    seat: int
+    seed: str
+    generated: bool  # made by the server: the player sent none
+
+
+class FairnessView(TypedDict):
+    """The shuffle's public side (docs/fairness.md): commitments, never a secret seed."""
+
+    deal_no: int | None
+    commitment: str | None
+    next_commitment: str | None
+    client_seeds: list[ClientSeedView]
+
+
+class View(TypedDict):
+    """What one seat (or a spectator, ``seat`` None) may see of the game: the ``view`` of a
+    snapshot or an update. Outside a deal its deal fields are None or empty; ``hand`` and the
+    fields after it are the seat's own, None or empty for a spectator."""
+
+    version: int
+    phase: GamePhase
+    format: Literal["pool", "points"]
+    pool_limit: int
+    rules: dict[str, Any]
+    seat: int | None
+    players: list[PlayerView]
+    deal_no: int
+    order: list[int]
+    dealer: int | None
+    toss: dict[str, str]
+    deadline: DeadlineView | None
+    fees_paid: int
+    prize_pool: int
+    rejoin_offer: RejoinOfferView | None
+    split_offer: SplitOfferView | None
+    last_result: dict[str, Any] | None
+    result: dict[str, Any] | None
+    fairness: FairnessView
+    legal: list[PlayerActionType]
+    auto_drop: bool | None
+    deal_phase: dl.DealPhase | None
+    turn: int | None
+    has_drawn: bool
+    closed_count: int
+    open_top: str | None
+    open_pile: list[str]
+    cut_joker: str | None
+    wild_rank: int | None
+    finish_slot_filled: bool
+    declarer: int | None
+    shown: dict[str, list[list[str]]]  # groups shown so far in the declaration, by seat
+    hand: list[str] | None
+    arrangement: list[list[str]] | None
+    arranged: bool
+    drawn_card: str | None
+    can_pick_open: bool
+    drop_points: int | None  # what a drop costs this seat now; None when it may not drop
 
 
 def _codes(cards: list[Card]) -> list[str]:
     return [c.code for c in cards]
 
 
-def legal_actions(state: GameState, seat: int | None) -> list[str]:
+def legal_actions(state: GameState, seat: int | None) -> list[PlayerActionType]:
     """Action types ``seat`` may send now (a hint for clients and bots; ``apply`` decides)."""
     if seat is None or not 0 <= seat < len(state.players) or state.phase == "finished":
         return []
     p = state.players[seat]
     if p.left:
         return []
-    out: list[str] = []
+    out: list[PlayerActionType] = []
     d = state.deal
     if state.phase == PLAYING and d is not None and d.status.get(seat) == dl.PLAYING and d.turn == seat:
         out += ["finish", "discard"] if d.drawn is not None else ["draw", "drop"]
@@ -57,14 +175,14 @@ def legal_actions(state: GameState, seat: int | None) -> list[str]:
     return out
 
 
-def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
+def view_for(state: GameState, seat: int | None) -> View:
     """JSON-compatible view of ``state`` for ``seat`` (None: a spectator)."""
     rules = state.rules
     d = state.deal
     in_deal = d is not None and state.phase in (PLAYING, DECLARING)
-    players = []
+    players: list[PlayerView] = []
     for i, p in enumerate(state.players):
-        entry: dict[str, Any] = {
+        entry: PlayerView = {
             "seat": i,
             "id": p.id,
             "name": p.name,
@@ -83,7 +201,7 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
             entry["extra_ms"] = d.extra_ms[i]
         players.append(entry)
     dl_ = state.deadline
-    view: dict[str, Any] = {
+    view: View = {
         "version": state.version,
         "phase": state.phase,
         "format": rules.kind,
@@ -95,7 +213,7 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
         "order": list(d.order) if in_deal and d is not None else list(state.order),
         "dealer": (d.order[-1] if in_deal and d is not None else (state.order[-1] if state.order else None)),
         "toss": {str(k): c.code for k, c in state.toss.items()},
-        "deadline": dl_.to_dict() if dl_ is not None else None,
+        "deadline": {"at_ms": dl_.at_ms, "kind": dl_.kind, "seat": dl_.seat} if dl_ is not None else None,
         "fees_paid": state.fees_paid,
         "prize_pool": state.prize_pool,
         "rejoin_offer": (
@@ -160,7 +278,7 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
     return view
 
 
-def _fairness(state: GameState) -> dict[str, Any]:
+def _fairness(state: GameState) -> FairnessView:
     """The shuffle's public side (docs/fairness.md): commitments, never a secret seed.
 
     ``commitment`` is the current (or last) deal's; ``next_commitment`` the next deal's,
@@ -178,7 +296,7 @@ def _fairness(state: GameState) -> dict[str, Any]:
     }
 
 
-def _add_private(state: GameState, seat: int | None, view: dict[str, Any]) -> None:
+def _add_private(state: GameState, seat: int | None, view: View) -> None:
     """What only ``seat`` sees of the running deal: its hand, arrangement and drawn card."""
     d = state.deal
     if d is None or seat is None or seat not in d.hands or state.phase not in (PLAYING, DECLARING):
@@ -198,16 +316,16 @@ def _add_private(state: GameState, seat: int | None, view: dict[str, Any]) -> No
         )
 
 
-def views_for_all(state: GameState) -> dict[str, dict[str, Any]]:
+def views_for_all(state: GameState) -> dict[str, View]:
     """Every seat's view (keys ``"0"``, ``"1"``, ...) and the spectator's (``"spectator"``).
 
     Each equals ``view_for`` for that seat; the public part is built once and the
     views share it, so treat them as read-only (they are meant for encoding).
     """
     public = view_for(state, None)
-    views: dict[str, dict[str, Any]] = {}
+    views: dict[str, View] = {}
     for seat, player in enumerate(state.players):
-        view = dict(public)
+        view = public.copy()
         view["seat"] = seat
         view["legal"] = legal_actions(state, seat)
         view["auto_drop"] = player.auto_drop

@@ -33,6 +33,7 @@ from typing_extensions import TypedDict
 
 from game_engine import events as ev
 from game_engine.events import OMIT_NONE
+from game_engine.views import View  # one seat's view (docs/protocol.md, "The view"): ``view_for``
 from tables import errors
 
 #: Where ``json_schema()`` is kept for the page (generated; a test keeps it current).
@@ -125,8 +126,6 @@ class GroupVerdict(TypedDict):
     points: int
 
 
-#: The view of one seat (docs/protocol.md, "The view"): ``game_engine.views.view_for``.
-View = dict[str, Any]
 #: One event of ``game_engine.events.CATALOGUE`` as ``to_wire`` makes it.
 EventObject = Union[tuple(ev.CATALOGUE.values())]  # type: ignore[valid-type]  # noqa: UP007
 

@@ -11,7 +11,7 @@ from game_engine.events import SEATS_ONLY_FIELDS, DealOver, events_for_spectator
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
-from game_engine.views import view_for
+from game_engine.views import View, view_for
 from tables import gamerows
 from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableFormat, TableSummary, You
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
@@ -332,7 +332,7 @@ def game_history(*, game: PoolGame) -> dict[str, Any]:
     }
 
 
-def own_view(*, game_id: int, user_id: int) -> tuple[int, dict[str, Any] | None]:
+def own_view(*, game_id: int, user_id: int) -> tuple[int, View | None]:
     """The game's version and ``user_id``'s view of it now (None if not seated): one read of the game
     row, for a socket told that its player's arrangement changed on another of their sockets."""
     game = gamerows.read_game(game_id)

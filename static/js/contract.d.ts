@@ -22,6 +22,19 @@ export type ServerMessage =
   | Presence
   | Pong
   | LobbyUpdate;
+/**
+ * Where a pool game stands.
+ */
+export type GamePhase =
+  "dealing" | "playing" | "declaring" | "between_deals" | "rejoin_window" | "split_offer" | "finished";
+/**
+ * A seat's standing in the deal.
+ */
+export type SeatStatus = "playing" | "dropped" | "wrong_show" | "won" | "shown";
+/**
+ * Where a deal stands.
+ */
+export type DealPhase = "turn" | "finishing" | "showing" | "done";
 
 /**
  * on connect and when asked: everything this socket's user may see now; game null before anyone sits, view null while the game waits for players; on a table socket, presence of the game's people (as in presence)
@@ -33,9 +46,7 @@ export interface Snapshot {
   game: GameHeader | null;
   seats: SeatRow[];
   you: You;
-  view: {
-    [k: string]: unknown;
-  } | null;
+  view: View | null;
   presence?: {
     [k: string]: PlayerPresence;
   };
@@ -98,6 +109,133 @@ export interface You {
   [k: string]: unknown;
 }
 /**
+ * What one seat (or a spectator, ``seat`` None) may see of the game: the ``view`` of a
+ * snapshot or an update. Outside a deal its deal fields are None or empty; ``hand`` and the
+ * fields after it are the seat's own, None or empty for a spectator.
+ */
+export interface View {
+  version: number;
+  phase: GamePhase;
+  format: "pool" | "points";
+  pool_limit: number;
+  rules: {
+    [k: string]: unknown;
+  };
+  seat: number | null;
+  players: PlayerView[];
+  deal_no: number;
+  order: number[];
+  dealer: number | null;
+  toss: {
+    [k: string]: string;
+  };
+  deadline: DeadlineView | null;
+  fees_paid: number;
+  prize_pool: number;
+  rejoin_offer: RejoinOfferView | null;
+  split_offer: SplitOfferView | null;
+  last_result: {
+    [k: string]: unknown;
+  } | null;
+  result: {
+    [k: string]: unknown;
+  } | null;
+  fairness: FairnessView;
+  legal: (
+    | "draw"
+    | "discard"
+    | "finish"
+    | "show"
+    | "arrange"
+    | "drop"
+    | "auto_drop"
+    | "im_back"
+    | "client_seed"
+    | "rejoin"
+    | "split_accept"
+    | "split_decline"
+    | "leave"
+  )[];
+  auto_drop: boolean | null;
+  deal_phase: DealPhase | null;
+  turn: number | null;
+  has_drawn: boolean;
+  closed_count: number;
+  open_top: string | null;
+  open_pile: string[];
+  cut_joker: string | null;
+  wild_rank: number | null;
+  finish_slot_filled: boolean;
+  declarer: number | null;
+  shown: {
+    [k: string]: string[][];
+  };
+  hand: string[] | null;
+  arrangement: string[][] | null;
+  arranged: boolean;
+  drawn_card: string | null;
+  can_pick_open: boolean;
+  drop_points: number | null;
+  [k: string]: unknown;
+}
+/**
+ * One seat of a view: the public side of its player.
+ */
+export interface PlayerView {
+  seat: number;
+  id: string;
+  name: string;
+  score: number;
+  eliminated: boolean;
+  left: boolean;
+  rejoins: number;
+  drops_remaining: number;
+  extra_ms: number;
+  in_deal: boolean;
+  status: SeatStatus | null;
+  card_count: number;
+  turns_taken: number;
+  [k: string]: unknown;
+}
+/**
+ * The server's next deadline: ``seat``'s clock, or the table's (None).
+ */
+export interface DeadlineView {
+  at_ms: number;
+  kind: "turn" | "extra" | "declare" | "next_deal" | "rejoin" | "split";
+  seat: number | null;
+  [k: string]: unknown;
+}
+export interface RejoinOfferView {
+  seats: number[];
+  score: number;
+  fee: number;
+  [k: string]: unknown;
+}
+export interface SplitOfferView {
+  amounts: {
+    [k: string]: number;
+  };
+  accepted: number[];
+  [k: string]: unknown;
+}
+/**
+ * The shuffle's public side (docs/fairness.md): commitments, never a secret seed.
+ */
+export interface FairnessView {
+  deal_no: number | null;
+  commitment: string | null;
+  next_commitment: string | null;
+  client_seeds: ClientSeedView[];
+  [k: string]: unknown;
+}
+export interface ClientSeedView {
+  seat: number;
+  seed: string;
+  generated: boolean;
+  [k: string]: unknown;
+}
+/**
  * A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
  * None when nobody saw them leave).
  */
@@ -141,9 +279,7 @@ export interface Update {
     | GameOver
     | GameCancelled
   )[];
-  view: {
-    [k: string]: unknown;
-  } | null;
+  view: View | null;
   game: GameHeader | null;
   seats?: SeatRow[];
   table?: TableSummary;
@@ -461,9 +597,7 @@ export interface GameCancelled {
 export interface ViewChanged {
   type: "view";
   version: number;
-  view: {
-    [k: string]: unknown;
-  };
+  view: View;
 }
 /**
  * the answer to one action: ok and the game's version, or error (nothing changed); repeated when the request_id was answered before

@@ -124,8 +124,8 @@ export type Phase =
   | "split_offer"
   | "finished";
 export type DealPhase = "turn" | "finishing" | "showing" | "done";
-/** A seat's state in a deal: "playing", "dropped", "wrong_show", "won", "shown". */
-export type DealStatus = string;
+/** A seat's state in a deal. */
+export type DealStatus = C.SeatStatus;
 export type DeadlineKind = "turn" | "extra" | "declare" | "next_deal" | "rejoin" | "split";
 export type ActionType = Action["type"];
 
@@ -170,7 +170,7 @@ export interface FairnessView {
   deal_no: number | null;
   commitment: string | null;
   next_commitment: string | null;
-  client_seeds: { seat: number; seed: string | null; generated: boolean }[];
+  client_seeds: { seat: number; seed: string; generated: boolean }[];
 }
 
 /** A seat's line of a deal's result sheet. */
