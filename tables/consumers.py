@@ -220,7 +220,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # Channels s
         session = self.scope.get("session")
         key = getattr(session, "session_key", None)
         self.session_key = key or ""
-        self._groups = (sockets.user_group(user.pk),) + ((sockets.session_group(key),) if key else ())
+        self._groups = (notify.user_group(user.pk),) + ((notify.session_group(key),) if key else ())
         for group in self._groups:
             await self.channel_layer.group_add(group, self.channel_name)
         # Checked after joining the session's group: a log-out that ended the session before this
@@ -343,7 +343,7 @@ class TableConsumer(_Consumer):
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         # the player's private changes (notify.seat_view) reach their sockets at this table alone
-        self._seat_group = sockets.seat_group(self.user.pk, self.table_id)
+        self._seat_group = notify.seat_group(self.user.pk, self.table_id)
         await self.channel_layer.group_add(self._seat_group, self.channel_name)
         # before the snapshot is read: an arrangement made on another socket after that read is told here
         await self.channel_layer.group_send(

@@ -31,10 +31,10 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from tables import selectors
-from tables.apis import LobbyTableSerializer
 from tables.contract import LobbyUpdate
 from tables.models import Table
 from tables.notify import LOBBY_GROUP
+from tables.serializers import LobbyTableSerializer
 
 logger = logging.getLogger(__name__)
 RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS = 0.5, 10.0

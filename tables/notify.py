@@ -9,6 +9,7 @@ moment, and the list layer drops past its capacity).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 from collections.abc import Iterator
@@ -24,7 +25,6 @@ from django.conf import settings
 from core.celeryapp import app as celery_app
 from sitemetrics import instruments
 from tables.contract import GameHeader
-from tables.sockets import seat_group
 
 logger = logging.getLogger(__name__)
 _suppressed = threading.local()
@@ -101,12 +101,29 @@ def encode_view(view: dict[str, Any]) -> bytes:
     return orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS)
 
 
+# The channel layer's group names: the address book of whom the game tells, which the consumers
+# join and the sockets' closing (tables.sockets) writes to.
+
 #: Every lobby notice goes to this group; each process listens to it once (tables.lobbyfeed).
 LOBBY_GROUP = "lobby"
 
 
 def table_group(table_id: int) -> str:
     return f"table_{table_id}"
+
+
+def user_group(user_id: int) -> str:
+    return f"user_{user_id}"
+
+
+def seat_group(user_id: int, table_id: int) -> str:
+    """The user's table sockets at one table (``notify.seat_view``: a private change reaches only these)."""
+    return f"seat_{user_id}_{table_id}"
+
+
+def session_group(session_key: str) -> str:
+    """A group name for a session that does not reveal the session key."""
+    return "session_" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
 
 
 #: The Celery tasks of ``tables.tasks``, sent by name: the tasks sit above the services
@@ -205,7 +222,7 @@ def seat_view(*, user_id: int, table_id: int, game_id: int, version: int, reques
     """Tell one player's own sockets, and nobody else, that their view changed at ``version``.
 
     A private action (an arrangement) does not move the game's version: the notice
-    goes to the group of the user's sockets at that table (``sockets.seat_group``), not
+    goes to the group of the user's sockets at that table (``seat_group``), not
     the table's; each of them at that version reads and forwards the view, except the one
     that sent ``request_id``. The notice holds no view, and goes out only when the player has
     the table open on another socket too (the consumer knows its twins). At most once, like

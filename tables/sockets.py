@@ -8,7 +8,6 @@ from any process: ``close_user_sockets`` and ``close_session_sockets``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 import weakref
@@ -19,6 +18,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from tables import socket_registry
+from tables.notify import session_group, user_group
 
 logger = logging.getLogger(__name__)
 
@@ -29,20 +29,6 @@ CLOSE_TOO_MANY = 4429
 #: The open sockets (consumers) of each user in this process (``WS_MAX_SOCKETS_PER_USER`` caps them);
 #: weak, so that a consumer that ends without its disconnect is not counted forever.
 _open: dict[int, weakref.WeakSet[Any]] = {}
-
-
-def user_group(user_id: int) -> str:
-    return f"user_{user_id}"
-
-
-def seat_group(user_id: int, table_id: int) -> str:
-    """The user's table sockets at one table (``notify.seat_view``: a private change reaches only these)."""
-    return f"seat_{user_id}_{table_id}"
-
-
-def session_group(session_key: str) -> str:
-    """A group name for a session that does not reveal the session key."""
-    return "session_" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
 
 
 def _close_group(group: str, reason: str) -> None:

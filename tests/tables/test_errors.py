@@ -58,11 +58,11 @@ def test_error_payload_from_a_code_and_words() -> None:
 def test_no_other_module_builds_an_error_payload() -> None:
     """Services, APIs and consumers call error_payload; none writes the dict itself."""
     builders = []
-    for path in sorted((ROOT / "tables").glob("*.py")) + sorted((ROOT / "wallet").glob("*.py")):
+    for path in sorted((ROOT / "tables").rglob("*.py")) + sorted((ROOT / "wallet").glob("*.py")):
         if path.name == "errors.py":
             continue
         text = path.read_text(encoding="utf-8")
-        # the OpenAPI schema of the payload (``serializers.CharField()``) is not a payload
+        # the OpenAPI schema of the payload (``rest_framework.serializers.CharField()``) is not a payload
         if re.search(r"""["']code["']\s*:(?!\s*serializers)""", text):
             builders.append(path.name)
     assert builders == [], f"error payloads built outside tables/errors.py: {builders}"
