@@ -3,7 +3,7 @@ daily limits (issues 14 and 23).
 
 ``play_block`` is the one answer to "may this user play or pay now?": read by the
 services that seat a player, start practice and apply every table action
-(``tables.restrictions``), so the pages, the JSON API and the sockets all obey it.
+(``tables.game.restrictions``), so the pages, the JSON API and the sockets all obey it.
 Starting a block (a suspension, a self-exclusion, a deactivation) sends
 ``play_blocked``: the tables app drops the player at their tables and closes their
 sockets (connected in ``tables.receivers``; accounts imports no other app).
@@ -80,7 +80,7 @@ class Block:
 
     ``signed_out``: the account is deactivated or the socket's session is over, so nothing at
     all is accepted from it; otherwise (a suspension, a self-exclusion) the player may still
-    leave a game (``tables.restrictions.check_may_play``).
+    leave a game (``tables.game.restrictions.check_may_play``).
     """
 
     reason: str
@@ -110,7 +110,7 @@ def play_block(user: User, *, session_key: str | None = None, now: datetime | No
 @dataclass(frozen=True)
 class BlockQuery:
     """``play_block``'s one query, to run alone (``play_block``) or inside another statement (a
-    table action reads it with its game row's lock, ``tables.gamerows.lock_game_beside``: a round trip
+    table action reads it with its game row's lock, ``tables.game.gamerows.lock_game_beside``: a round trip
     and a statement fewer per action): ``sql`` selects the block's columns of the user ``u`` whose
     id is the last parameter, after ``params``; ``judge`` reads the row it gave (None: no such user).
     """

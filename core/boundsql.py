@@ -4,7 +4,7 @@ Django's PostgreSQL cursors bind parameters on the client (psycopg's ``ClientCur
 statement reaches the server as new text, parsed and planned again. A ``psycopg.Cursor`` sends
 the values apart from the SQL (server-side binding), so psycopg prepares a statement the fifth
 time its connection runs it and the server plans it once (the block check of every action is
-planned in longer than it runs). Used by ``accounts.play`` and ``tables.gamerows``,
+planned in longer than it runs). Used by ``accounts.play`` and ``tables.game.gamerows``,
 whose statements are built once per process; below both apps in the layers.
 """
 

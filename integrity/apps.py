@@ -9,5 +9,5 @@ class IntegrityConfig(AppConfig):
     def ready(self) -> None:
         from integrity import (  # noqa: F401
             capture,  # sign-up and log-in capture, e-mail keys
-            seating,  # linked accounts kept apart at tables.seating.seat_requested
+            seating,  # linked accounts kept apart at tables.game.seating.seat_requested
         )

@@ -1,5 +1,5 @@
 """Linked accounts never meet in a game (docs/integrity.md): checked when a player takes a seat
-(``tables.seating.seat_requested``), when a game starts (``game_starting``), at a rejoin
+(``tables.game.seating.seat_requested``), when a game starts (``game_starting``), at a rejoin
 (``rejoin_requested``), and when a link is made while both sit at one table (``links.linked``).
 The tables, below this app, call nothing of it by name.
 """
@@ -14,10 +14,10 @@ from django.dispatch import receiver
 
 from integrity import links, services
 from integrity.models import AccountLink
-from tables import seating
 from tables.errors import SeatRefused
+from tables.game import seating
+from tables.game.seating import game_starting, rejoin_requested, seat_requested
 from tables.models import PoolGame, Seat
-from tables.seating import game_starting, rejoin_requested, seat_requested
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from tables.staffops import CANCEL_RULE
+from tables.game.staffops import CANCEL_RULE
 
 
 class ReasonForm(forms.Form):

@@ -1,7 +1,7 @@
 """Finished deals face up (docs/staff.md): every player's hand throughout and the deck the seeds
 give, for the one role whose job needs the hands (Game integrity; a superuser too), with a
 reason, each look one row of the audit trail. Everyone else on the staff sees a deal as the
-table saw it (``tables.selectors.deal_detail(face_up=False)``)."""
+table saw it (``tables.game.selectors.deal_detail(face_up=False)``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from accounts.models import User
 from staff import audit
 from staff.audit import StaffRefused
 from staff.services import StaffError, _refusals_recorded
-from tables import selectors
+from tables.game import selectors
 from tables.models import Deal
 
 #: The permission of the role that sees hands, live or finished (staff/roles.py).

@@ -21,8 +21,8 @@ from staff import audit, authority
 from staff.audit import StaffRefused
 from staff.models import AdjustmentRequest, StaffAction, StaffNote
 from staff.selectors import adjusted_recently, approval_threshold, rupees_setting
-from tables import staffops
 from tables.errors import TableError
+from tables.game import staffops
 from tables.models import PoolGame, Table, TableSettings
 from wallet import services as wallet
 from wallet.errors import IdempotencyConflict, InsufficientFunds, NotStaff, WalletError

@@ -15,8 +15,8 @@ from django.utils.html import format_html, format_html_join
 from accounts.lookup import named
 from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from game_engine.events import CATALOGUE
+from tables.game.selectors import without_hands
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
-from tables.selectors import without_hands
 from wallet.forms import RupeesField
 from wallet.money import format_money
 

@@ -21,8 +21,8 @@ from rest_framework.views import APIView
 
 from accounts.requests import signed_in
 from game_engine.melds import verdict
-from tables import seating, selectors
 from tables.errors import BadRequest
+from tables.game import seating, selectors
 from tables.models import PoolGame, Table
 from tables.serializers import LobbyTableSerializer
 

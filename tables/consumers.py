@@ -33,19 +33,7 @@ from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
 from sitelog import context as logcontext
 from sitemetrics import instruments
-from tables import (
-    idle,
-    lobbyfeed,
-    notify,
-    presence,
-    protocol,
-    quick,
-    reminders,
-    resync,
-    selectors,
-    sockets,
-)
-from tables import play as table_play
+from tables import idle, lobbyfeed, presence, protocol, quick, reminders, resync, sockets
 from tables.contract import (
     Error,
     ErrorBody,
@@ -58,8 +46,10 @@ from tables.contract import (
     ViewChanged,
 )
 from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, ProtocolError, error_payload
+from tables.game import notify, selectors
+from tables.game import play as table_play
+from tables.game.notify import table_group
 from tables.models import PoolGame, Table
-from tables.notify import table_group
 
 logger = logging.getLogger(__name__)
 

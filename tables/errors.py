@@ -92,7 +92,7 @@ class PlayLimitReached(TableError):
 
 
 class SeatRefused(TableError):
-    """A check another app adds to seating refused this seat (``tables.seating.seat_requested``:
+    """A check another app adds to seating refused this seat (``tables.game.seating.seat_requested``:
     integrity keeps linked accounts apart, docs/integrity.md)."""
 
 

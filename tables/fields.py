@@ -6,7 +6,7 @@ by every action and arrangement, read by every one) is a large part of PostgreSQ
 the row (``bench/load/state_column.py``). Nothing queries inside the state, so ``json``,
 which checks the text and keeps it as it is, loses nothing but equality: PostgreSQL cannot
 compare two ``json`` values, so a query over game rows may not ``DISTINCT`` or ``UNION`` them
-with their state (``tables.selectors`` filters with ``Exists`` instead). On other databases it is
+with their state (``tables.game.selectors`` filters with ``Exists`` instead). On other databases it is
 ``JSONField`` unchanged.
 """
 
@@ -44,6 +44,6 @@ class JSONTextField(models.JSONField):  # type: ignore[type-arg]  # generic only
 @receiver(connection_created)
 def _json_as_text(sender: Any, connection: Any, **kwargs: Any) -> None:
     """PostgreSQL ``json`` reaches Django as text, as Django has psycopg hand it ``jsonb``: parsed
-    once, by the field (the ORM) or by orjson (``tables.gamerows``), not by psycopg's stdlib json."""
+    once, by the field (the ORM) or by orjson (``tables.game.gamerows``), not by psycopg's stdlib json."""
     if connection.vendor == "postgresql":
         connection.connection.adapters.register_loader("json", TextLoader)

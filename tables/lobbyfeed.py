@@ -12,7 +12,7 @@ lobby sockets: at once when it has sent nothing for ``LOBBY_PUSH_SECONDS``, othe
 that time is up. A burst of changes costs a socket one frame.
 
 The message carries the lobby rows of the public tables among them, read once per process
-(``selectors.lobby_tables``, the rows of ``GET /api/tables/``), so that an open lobby need not
+(``tables.game.selectors.lobby_tables``, the rows of ``GET /api/tables/``), so that an open lobby need not
 ask for them: a request through Django's HTTP stack costs a Daphne far more CPU than a frame. A player's own practice table (``Table.owner``) is named to its owner's
 sockets alone, without a row: that page asks for it (``GET /api/tables/?ids=``), as it does for
 a named table that no longer has a row (closed), and for everything when it shows a filtered list.
@@ -30,10 +30,10 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from tables import selectors
 from tables.contract import LobbyUpdate
+from tables.game import selectors
+from tables.game.notify import LOBBY_GROUP
 from tables.models import Table
-from tables.notify import LOBBY_GROUP
 from tables.serializers import LobbyTableSerializer
 
 logger = logging.getLogger(__name__)

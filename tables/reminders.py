@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from accounts import play
 from accounts.models import User
-from tables import restrictions
 from tables.contract import PlayReminderNotice
+from tables.game import restrictions
 from tables.models import PoolGame, Seat
 
 #: How often a socket whose player is not in a running game looks again.

@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from tables import socket_registry
-from tables.notify import session_group, user_group
+from tables.game.notify import session_group, user_group
 
 logger = logging.getLogger(__name__)
 

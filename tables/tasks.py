@@ -12,7 +12,8 @@ from typing import Any
 
 from celery import bootsteps, shared_task
 
-from tables import drivers, heartbeat, timers
+from tables import heartbeat
+from tables.game import drivers, timers
 
 logger = logging.getLogger(__name__)
 

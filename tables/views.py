@@ -12,8 +12,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.requests import signed_in
-from tables import quick, seating, selectors
+from tables import quick
 from tables.errors import REFUSALS
+from tables.game import seating, selectors
 from tables.models import Table, TableSettings
 from wallet.selectors import chip_balances
 
@@ -128,7 +129,7 @@ VIEW_HANDS = "staff.view_live_hands"
 @login_required
 def deal_detail(request: HttpRequest, deal_id: int) -> HttpResponse:
     """A finished deal's replay: face up for a player of its game (docs/rules.md §10.3); for staff
-    who did not play in it, the deal as the table saw it (``selectors.played_in``)."""
+    who did not play in it, the deal as the table saw it (``game.selectors.played_in``)."""
     deal = get_object_or_404(selectors.deal_visible_to(request.user), pk=deal_id)
     face_up = selectors.played_in(request.user, deal.game_id)
     face_up_url = None

@@ -61,7 +61,8 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     from accounts.models import User
     from game_engine.game import GameState
-    from tables import notify, services
+    from tables import services
+    from tables.game import notify
     from tables.models import PoolGame, Table, TableSettings
     from wallet.services import grant
 
@@ -98,8 +99,8 @@ def main() -> None:
     from game_engine.views import views_for_all
     from tables import protocol
     from tables.consumers import TableConsumer, _encode_json
+    from tables.game.selectors import game_header
     from tables.models import GameEvent
-    from tables.selectors import game_header
 
     async def frames(event: dict[str, object]) -> None:
         """Each seat's socket turns the change notice into its ``update`` (sent nowhere: encoded only)."""

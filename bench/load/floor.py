@@ -13,7 +13,7 @@ nothing else, so the figures bound from below what any consumer of ours can cost
 2. **Notice**: a message sent to the socket's group of ``--players`` through the Redis pub/sub
    channel layer, each member forwarding its own ``--view-bytes`` view: a table action's
    update to every seat, with one frame in from the actor.
-3. **Transaction**: the durable write of one action on PostgreSQL, as ``tables.gamerows`` does
+3. **Transaction**: the durable write of one action on PostgreSQL, as ``tables.game.gamerows`` does
    it at the least (lock the game row, write a ``--state-bytes`` state, append an event,
    commit) from psycopg, with server-side binding.
 

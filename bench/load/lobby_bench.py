@@ -4,7 +4,7 @@
     .venv/bin/python bench/load/lobby_bench.py --repo /tmp/old --page whole ...   # the code before
 
 Every seat taken or left and every game started or over at any table is a lobby notice
-(``tables.notify``). A site of 1,000 tables whose pool games last ten minutes makes about
+(``tables.game.notify``). A site of 1,000 tables whose pool games last ten minutes makes about
 15 a second (six seats, a start, an end and a departure a game). Each open lobby page hears
 of them over its socket and asks the server for the list again, so the lobby's cost is the
 rate of changes times the open lobbies, times the list.
@@ -184,7 +184,7 @@ def make_site(tables: int, lobbies: int) -> tuple[list[int], list[str]]:
 async def play(args: argparse.Namespace, ports: list[int], table_ids: list[int], cookies: list[str]) -> dict:
     from channels.layers import get_channel_layer
 
-    from tables.notify import LOBBY_GROUP
+    from tables.game.notify import LOBBY_GROUP
 
     stats: dict[str, Any] = {
         "measuring": False,

@@ -112,7 +112,7 @@ function refresh(ids) {
 /**
  * Whether a lobby row passes the page's filters: the player's own query (format, status, an entry
  * fee between two bounds) over fields the server computed and sent in the row (its `status` is the
- * server's word), each filter read as the server reads it (tables/selectors.py lobby_tables,
+ * server's word), each filter read as the server reads it (tables/game/selectors.py lobby_tables,
  * tables/apis.py FEE_FILTER). It stays in the page: the rows ride on every lobby_update so that an
  * open lobby asks the server for nothing (a filtered lobby that asked GET /api/tables/?ids= for each
  * change saturated two Daphnes in bench/load/lobby_bench.py), and the server could filter them only

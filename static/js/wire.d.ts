@@ -4,7 +4,7 @@
 // `ServerMessage` is their union, discriminated by `type`. A page's dispatch is a `switch` over
 // it that ends in a `never` check, so a message type added here without a case fails `tsc`.
 // Written from docs/protocol.md and the Python that builds each message (tables/consumers.py,
-// tables/selectors.py, tables/notify.py, tables/staffops.py, tables/reminders.py,
+// tables/game/selectors.py, tables/game/notify.py, tables/game/staffops.py, tables/reminders.py,
 // tables/lobbyfeed.py, game_engine/views.py, game_engine/events.py), and held to the server's
 // contract at the end of this file: contract.d.ts is generated from contract.schema.json (which
 // `manage.py wire_contract` makes from tables/contract.py; `npm run wire-types`, checked in
@@ -35,7 +35,7 @@ export interface WireError {
 }
 
 // ---------------------------------------------------------------------------- the table
-/** A lobby row and a snapshot's `table` (tables.selectors.table_summary, LobbyTableSerializer). */
+/** A lobby row and a snapshot's `table` (tables.game.selectors.table_summary, LobbyTableSerializer). */
 export interface TableRow {
   id: number;
   name: string;
@@ -59,7 +59,7 @@ export interface TableRow {
 
 export type GameStatus = "waiting" | "running" | "finished" | "cancelled";
 
-/** tables.selectors.game_header. */
+/** tables.game.selectors.game_header. */
 export interface GameHeader {
   id: number;
   status: GameStatus;
@@ -211,7 +211,7 @@ export interface GameResult {
   scores: ByPlayer<number>;
 }
 
-/** A game staff cancelled (tables.staffops): its `game.result`. */
+/** A game staff cancelled (tables.game.staffops): its `game.result`. */
 export interface CancelledResult {
   cancelled: true;
   message: string;
@@ -344,7 +344,7 @@ export interface NextDealEvent extends EventBase { type: "next_deal"; deal_no: n
 export interface PlayerLeftEvent extends EventBase { type: "player_left"; seat: number }
 export interface GameOverEvent extends EventBase, GameResult { type: "game_over" }
 /**
- * Staff cancelled the game (tables.staffops; not in the engine's catalogue yet). Sent live with
+ * Staff cancelled the game (tables.game.staffops; not in the engine's catalogue yet). Sent live with
  * `message` and `settlement`; rebuilt from the stored event with `payouts` and `rake` too.
  */
 export interface GameCancelledEvent extends EventBase {

@@ -2,7 +2,7 @@
 
 - ``deadline_at`` loses its index: every action moves the deadline, and an update of an indexed
   column cannot be a heap-only tuple (HOT) update, so each one added an entry to each of the
-  row's seven indexes. The sweeps that read it (``tables.timers``, the staff dashboard) ask for
+  row's seven indexes. The sweeps that read it (``tables.game.timers``, the staff dashboard) ask for
   open games, which the partial index ``tables_game_open`` finds.
 - ``fillfactor`` 50: room on the row's page for its next version, which HOT needs.
 - The state (5-12 KB of JSON) and the answers were compressed with pglz and moved out of line, so

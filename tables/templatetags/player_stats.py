@@ -1,7 +1,7 @@
 """``{% load player_stats %}{% player_stats user as stats %}``: a player's statistics on their profile.
 
 The profile page belongs to ``accounts``, which sits below the tables and imports none of
-them: the page asks the tables for the statistics itself (``tables.stats``).
+them: the page asks the tables for the statistics itself (``tables.game.stats``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from django import template
 
 from accounts.models import User
-from tables.stats import player_stats as _player_stats
+from tables.game.stats import player_stats as _player_stats
 
 register = template.Library()
 

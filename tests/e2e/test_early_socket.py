@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from tables.game.selectors import table_snapshot
 from tables.models import PoolGame
-from tables.selectors import table_snapshot
 from tests.e2e.conftest import PHONE
 from tests.e2e.pages import Player, join_by_form, make_user, pool_table
 

@@ -18,8 +18,9 @@ from integrity import services as integrity_services
 from integrity.models import Flag
 from staff.models import StaffAction
 from tables import clock as table_clock
-from tables import drivers, notify, services
+from tables import services
 from tables.clock import OffsetClock
+from tables.game import drivers, notify
 from tables.models import PoolGame, Table
 from tests.e2e.conftest import ARTIFACTS, DESKTOP
 from tests.e2e.watch import log_in, watch

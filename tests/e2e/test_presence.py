@@ -14,7 +14,7 @@ from django.db import connections
 
 from accounts.models import User
 from game_engine.game import GameState
-from tables import play
+from tables.game import play
 from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
 from tests.e2e.pages import Player, join_by_form

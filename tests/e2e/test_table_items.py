@@ -336,7 +336,8 @@ def test_a_finished_table_opened_by_its_address_offers_its_next_game(
 @pytest.fixture
 def finished_practice(transactional_db: None) -> tuple[PoolGame, User, User]:
     """Asha's own practice table, her game over (she left it, her bot won); and Vik, another player."""
-    from tables import seating, services
+    from tables import services
+    from tables.game import seating
 
     asha = make_player("asha")
     table = seating.practice_table_start(user=asha, fmt="61", seats=2)

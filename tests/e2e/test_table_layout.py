@@ -492,7 +492,7 @@ def _six_seats_with_a_grouped_hand(grouping: str, *, on_turn: bool = False) -> t
     viewer = users[4]  # Meenakshi S
 
     def sit_and_group() -> None:  # off Playwright's event loop: joining notifies the server's sockets
-        from tables import play
+        from tables.game import play
 
         nonlocal viewer
         for user in users:

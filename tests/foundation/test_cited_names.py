@@ -265,14 +265,14 @@ def test_python_prose_is_comments_and_docstrings(tmp_path: Path) -> None:
     module = _write(
         tmp_path,
         "tables/probe.py",
-        '"""Reads ``tables.seating``."""\n\n'
-        'SAMPLE = "`tables.gone_in_data`"  # a comment on `tables.play`\n\n\n'
+        '"""Reads ``tables.game.seating``."""\n\n'
+        'SAMPLE = "`tables.gone_in_data`"  # a comment on `tables.game.play`\n\n\n'
         "def f():\n"
         '    """Calls `services.table_join(table_id=1)`, see `static/js/socket.js`."""\n',
     )
     assert list(cited(module)) == [
-        (1, "tables.seating"),
-        (3, "tables.play"),
+        (1, "tables.game.seating"),
+        (3, "tables.game.play"),
         (7, "services.table_join"),
         (7, "static/js/socket.js"),
     ]
@@ -304,7 +304,7 @@ def test_the_check_reads_names_and_fails_on_a_stale_one(tmp_path: Path) -> None:
     )
     module = _write(
         tmp_path,
-        "tables/probe.py",
+        "tables/game/probe.py",
         "# `services.table_join`, `seating.table_join`, `helpers.session_cookie`, `staff.no_role`\n"
         "# `seating.table_sit`\n",
     )
@@ -317,8 +317,8 @@ def test_the_check_reads_names_and_fails_on_a_stale_one(tmp_path: Path) -> None:
         "docs/probe.md:3: PoolGame.timer_on",
         "docs/probe.md:3: tests.helpers.gone",
         "docs/probe.md:3: static/js/gone.js",
-        "tables/probe.py:1: staff.no_role",
-        "tables/probe.py:2: seating.table_sit",
+        "tables/game/probe.py:1: staff.no_role",
+        "tables/game/probe.py:2: seating.table_sit",
         "tests/tables/probe.py:1: test_timers.gone",
     ]
 

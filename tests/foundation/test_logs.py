@@ -171,17 +171,17 @@ async def test_a_table_action_logs_its_table_game_user_kind_and_latency(lines: L
 
 def test_a_celery_tasks_log_lines_carry_its_game(lines: Lines, monkeypatch: pytest.MonkeyPatch) -> None:
     def bot_move(*, game_id: int, version: int) -> bool:  # stands for the service the task calls
-        logging.getLogger("tables.drivers").info("a bot thinks about version %s", version)
+        logging.getLogger("tables.game.drivers").info("a bot thinks about version %s", version)
         return False
 
     monkeypatch.setattr(tasks.drivers, "bot_move", bot_move)
     outcome = tasks.bot_move.apply(args=(4242, 17))
     assert outcome.successful(), outcome.traceback
-    (line,) = lines.of("tables.drivers")
+    (line,) = lines.of("tables.game.drivers")
     assert line["game_id"] == 4242 and line["task_id"] == outcome.id
     # nothing of the task stays bound after it
-    logging.getLogger("tables.drivers").info("after")
-    assert "game_id" not in lines.of("tables.drivers")[-1]
+    logging.getLogger("tables.game.drivers").info("after")
+    assert "game_id" not in lines.of("tables.game.drivers")[-1]
 
 
 def _run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:

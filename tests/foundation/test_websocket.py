@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from accounts.models import User
 from rummy_site.asgi import application
-from tables.notify import LOBBY_GROUP
+from tables.game.notify import LOBBY_GROUP
 from tests.helpers import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

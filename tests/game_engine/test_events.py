@@ -112,7 +112,7 @@ def test_the_browser_types_of_events_are_the_catalogue() -> None:
     assert set(CATALOGUE) <= set(typed), (
         f"events without a browser type: {sorted(set(CATALOGUE) - set(typed))}"
     )
-    # game_cancelled: written by tables/staffops.py, not (yet) in the engine's catalogue
+    # game_cancelled: written by tables/game/staffops.py, not (yet) in the engine's catalogue
     assert set(typed) - set(CATALOGUE) <= {"game_cancelled"}, sorted(set(typed) - set(CATALOGUE))
     differ = {
         kind: sorted(fields(typed[kind]) ^ ({"type", "version"} | set(ev.fields_of(cls))))

@@ -2,7 +2,7 @@
 folder who lets the clock run out are found like one who drops, and honest players who time
 out or show wrong by accident, with everyone, are not.
 
-The games are played through the real services (seating, ``play.game_act``, the clock's
+The games are played through the real services (seating, ``tables.game.play.game_act``, the clock's
 ``timers.game_timeout``) between accounts; each account decides from its own view as a bot
 would, the cheat's way of losing when its partner is in the deal. The scan digests them from
 the event log and runs the signals, as in production.
@@ -27,8 +27,9 @@ from integrity import services as scan_services
 from integrity.digest import VERSION
 from integrity.models import Flag, GameDigest, SignalRow
 from tables import clock as table_clock
-from tables import notify, play, services, timers
+from tables import services
 from tables.clock import OffsetClock
+from tables.game import notify, play, timers
 from tables.models import PoolGame, Seat, Table, TableSettings
 
 from .conftest import player

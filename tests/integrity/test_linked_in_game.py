@@ -22,8 +22,9 @@ from integrity.models import AccountLink, Flag
 from integrity.seating import REFUSAL, sent_away
 from staff.models import StaffAction
 from tables import clock as table_clock
-from tables import services, timers
+from tables import services
 from tables.clock import OffsetClock
+from tables.game import timers
 from tables.models import GameEvent, PoolGame, Seat, Table
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.games import game_in_rejoin_window
@@ -300,7 +301,7 @@ def test_a_link_committed_during_the_last_join_refuses_that_join(table):
     """The link commits on another connection after the joining player's seat was checked and
     before the game starts: the join that fills the table is refused as a linked seat is, and
     nothing of it is kept (no fee, no seat, no start)."""
-    from tables.seating import seat_requested
+    from tables.game.seating import seat_requested
 
     asha, meera, ravi = player("asha"), player("meera"), player("ravi")
     services.table_join(table_id=table.pk, user=asha)

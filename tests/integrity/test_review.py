@@ -15,8 +15,9 @@ from integrity.models import AccountLink, Flag, GameDigest, PlayerWarning, Signa
 from staff import integrity as fairplay
 from staff.models import StaffAction
 from tables import clock as table_clock
-from tables import drivers, notify, services
+from tables import services
 from tables.clock import OffsetClock
+from tables.game import drivers, notify
 from tables.models import Deal, GameEvent
 from wallet.selectors import chip_balances
 

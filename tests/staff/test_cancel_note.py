@@ -24,8 +24,8 @@ from django.urls import reverse
 
 from accounts.models import User
 from staff.models import StaffAction
+from tables.game.staffops import TABLE_CLOSED_MESSAGE
 from tables.models import Deal, GameEvent, PoolGame, Table
-from tables.staffops import TABLE_CLOSED_MESSAGE
 from tests.sockets import open_table
 from tests.staff.conftest import make_staff
 from tests.tables.conftest import make_player, make_table

@@ -3,7 +3,7 @@
 A self-excluded or suspended player opened a new table socket in the rejoin window, sent
 ``rejoin`` and paid the fee; a player whose account staff deactivated kept acting on an
 open socket. Every socket action now asks first whether its user may play
-(``tables.restrictions.check_may_play``): refused with ``play_blocked``, nothing written,
+(``tables.game.restrictions.check_may_play``): refused with ``play_blocked``, nothing written,
 no chip moved. A suspended or self-excluded player may still ``leave`` (a forfeit).
 """
 
@@ -25,8 +25,9 @@ from django.utils import timezone
 from accounts import play
 from accounts.models import Suspension, User
 from game_engine.game import GameState
-from tables import restrictions, services, sockets
+from tables import services, sockets
 from tables.errors import PlayBlocked
+from tables.game import restrictions
 from tables.models import PoolGame, Seat, Table
 from tests.sockets import ORIGIN, open_socket
 from tests.tables.conftest import make_player, make_table

@@ -8,7 +8,7 @@ from channels.layers import get_channel_layer
 from prometheus_client import REGISTRY
 
 from tables import services
-from tables.notify import table_group
+from tables.game.notify import table_group
 from tests.sockets import of_type, open_socket, open_table, until
 from tests.tables.conftest import make_player, make_table
 

@@ -19,7 +19,8 @@ from django.test import Client
 from game_engine import errors as engine_errors
 from game_engine.events import CATALOGUE as EVENTS
 from game_engine.game import GameState
-from tables import contract, errors, quick, reminders, services, staffops
+from tables import contract, errors, quick, reminders, services
+from tables.game import staffops
 from tables.models import GameEvent, PoolGame, Table, TableSettings
 from tests.sockets import Message, of_type, open_socket, open_table, until
 from tests.tables.conftest import make_player, make_table

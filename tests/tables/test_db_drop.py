@@ -16,7 +16,8 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection
 
 from rummy_site.asgi import application
-from tables import play, services
+from tables import services
+from tables.game import play
 from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table

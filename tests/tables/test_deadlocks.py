@@ -1,6 +1,6 @@
 """Joins and leaves while the game moves, on the real PostgreSQL: no deadlock reaches a player.
 
-Locks are handed out in one order (``tables.locks``: table, game, wallets), and
+Locks are handed out in one order (``tables.game.locks``: table, game, wallets), and
 what PostgreSQL still breaks (a deadlock, a serialization failure) is run again
 (``retry_on_conflict``) instead of answering 500.
 """
@@ -16,8 +16,9 @@ import pytest
 from django.db import connection, connections, transaction
 from django.test import Client
 
-from tables import locks, seating, services
+from tables import services
 from tables.errors import TableError
+from tables.game import locks, seating
 from tables.models import PoolGame, Seat, Table
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger

@@ -10,7 +10,7 @@ from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 
 from game_engine.events import Discard, Draw
-from tables import gamerows
+from tables.game import gamerows
 from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table
 
@@ -122,7 +122,7 @@ def test_an_actions_update_of_the_game_row_can_be_done_in_place_and_keeps_the_st
     """Migration 0009: no column an action writes is indexed (an indexed one makes every update of
     the row a non-HOT one, a new entry in each index); the table leaves room on each page for the
     row's next version; the state, kept in the row, writes no TOAST rows."""
-    from tables.record import _SAVED_FIELDS
+    from tables.game.record import _SAVED_FIELDS
 
     written = {PoolGame._meta.get_field(name).column for name in (*_SAVED_FIELDS, "answers", "timer_at")}
     with connection.cursor() as cursor:

@@ -19,8 +19,8 @@ from django.test import Client, override_settings
 
 from accounts.models import User
 from tables import lobbyfeed
+from tables.game.notify import LOBBY_GROUP
 from tables.models import Table
-from tables.notify import LOBBY_GROUP
 from tests.sockets import open_socket
 from tests.tables.conftest import make_player, make_table
 

@@ -10,7 +10,8 @@ import pytest
 
 from game_engine import events as ev
 from game_engine.game import GameState
-from tables import play, services
+from tables import services
+from tables.game import play
 from tables.models import PoolGame
 from tests.tables.games import game_in_rejoin_window
 from wallet.audit import check_ledger

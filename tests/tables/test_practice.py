@@ -6,7 +6,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from game_engine.game import GameState
-from tables import drivers, notify, practice, services
+from tables import services
+from tables.game import drivers, notify, practice
 from tables.models import GameEvent, PoolGame, TableSettings
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger

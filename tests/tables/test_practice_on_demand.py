@@ -6,8 +6,9 @@ import pytest
 from django.test import Client
 
 from game_engine.game import GameState
-from tables import selectors, services
+from tables import services
 from tables.errors import BadRequest, GameInProgress, TableError
+from tables.game import selectors
 from tables.models import PoolGame, Table
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.selectors import wallet_balance

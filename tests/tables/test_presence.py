@@ -13,8 +13,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from game_engine.game import GameState
-from tables import play as table_play
 from tables import services, socket_registry
+from tables.game import play as table_play
 from tables.models import PoolGame
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.conftest import make_player, make_table

@@ -19,7 +19,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from tables import notify, services, tasks
+from tables import services, tasks
+from tables.game import notify
 from tables.models import Table
 from tests.sockets import open_socket, still_open
 from tests.tables.conftest import FakeClock, make_player, make_table

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tables.seating import practice_table_start
+from tables.game.seating import practice_table_start
 from tests.helpers import session_cookie
 from tests.needs import missing
 from tests.tables.conftest import make_player

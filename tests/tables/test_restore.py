@@ -28,7 +28,8 @@ import pytest
 from django.db import connection
 
 from game_engine.game import GameState
-from tables import practice, services
+from tables import services
+from tables.game import practice
 from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table

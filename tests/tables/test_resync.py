@@ -19,7 +19,8 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from accounts.models import User
-from tables import notify, presence, resync, services
+from tables import presence, resync, services
+from tables.game import notify
 from tables.models import GameEvent, PoolGame
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table

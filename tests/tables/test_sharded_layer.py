@@ -20,8 +20,8 @@ import redis
 from channels_redis.utils import _consistent_hash
 
 from tables import services
+from tables.game.notify import table_group
 from tables.models import Table
-from tables.notify import table_group
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, free_ports, open_socket, start_daphne, start_redis_server

@@ -20,7 +20,8 @@ from django.test import Client
 from accounts.models import User
 from game_engine import fairness
 from game_engine.game import GameState
-from tables import notify, services
+from tables import services
+from tables.game import notify
 from tables.models import Deal, PoolGame
 from tests.sockets import of_type, open_table, until
 from tests.staff.conftest import make_staff

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from game_engine.game import GameState
-from tables import notify, services
+from tables import services
+from tables.game import notify
 from tables.models import PoolGame
 from tests.tables.conftest import FakeClock, make_player, make_table
 

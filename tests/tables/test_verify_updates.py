@@ -11,7 +11,8 @@ import pytest
 
 from accounts.models import User
 from game_engine.game import GameState
-from tables import drivers, notify, selectors, services
+from tables import services
+from tables.game import drivers, notify, selectors
 from tables.models import PoolGame, Table
 from tests.knowledge import SeatKnowledge
 from tests.tables.conftest import FakeClock, make_player, make_table

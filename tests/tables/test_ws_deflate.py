@@ -18,7 +18,7 @@ from autobahn.websocket.compress import PerMessageDeflateOffer, PerMessageDeflat
 from websockets.exceptions import ConnectionClosed
 
 from rummy_site.ws_deflate import CLIENT_WINDOW_BITS, MAX_CLIENT_MESSAGE, deflate_accepter
-from tables.seating import practice_table_start
+from tables.game.seating import practice_table_start
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player
 from tests.tables.procs import open_socket, start_daphne

@@ -12,8 +12,8 @@ from django.db.models import Count
 
 from integrity import simulation
 from tables import clock as table_clock
-from tables import drivers, notify, practice, seating
 from tables.clock import OffsetClock
+from tables.game import drivers, notify, practice, seating
 from tables.models import Deal, GameEvent, PoolGame, Table, TableSettings
 from wallet.audit import check_ledger
 from wallet.services import grant

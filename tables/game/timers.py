@@ -1,7 +1,7 @@
 """Timers: every deadline of a game enforced, once, however many times its timer fires.
 
-Each game has one timer task armed for its next deadline (``tables.record.arm_timer``);
-``game_timeout`` enforces it through ``tables.play.run_on_game``, beat's sweep
+Each game has one timer task armed for its next deadline (``tables.game.record.arm_timer``);
+``game_timeout`` enforces it through ``tables.game.play.run_on_game``, beat's sweep
 (``deadlines_sweep``) covers a lost task, and a worker's consumer re-arms every game's timer
 when it (re)connects (``timers_rearm``).
 """
@@ -16,13 +16,14 @@ from django.db import transaction
 
 from game_engine.actions import Action, Timeout
 from game_engine.game import GameState
-from tables import clock, notify
+from tables import clock
 from tables.errors import NoGameRunning
-from tables.locks import game_for_update, retry_on_conflict
+from tables.game import notify
+from tables.game.locks import game_for_update, retry_on_conflict
+from tables.game.play import Write, run_on_game
+from tables.game.record import DEADLINE, arm_timer, write_game
+from tables.game.seating import seat_bots, start_game
 from tables.models import PoolGame
-from tables.play import Write, run_on_game
-from tables.record import DEADLINE, arm_timer, write_game
-from tables.seating import seat_bots, start_game
 
 logger = logging.getLogger(__name__)
 

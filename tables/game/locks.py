@@ -5,7 +5,7 @@ Lock order, everywhere: (for practice on demand, the player's own row first,) th
 only locks that come later in this order than those it holds, so two requests
 can wait for each other but never in a circle (after Saleor's ``lock_objects``).
 A player's action takes the game row lock alone (``lock_game_row``, the raw SQL of
-``tables.gamerows``); a join or a leave takes the table and then the game.
+``tables.game.gamerows``); a join or a leave takes the table and then the game.
 
 Every lock here is ``FOR NO KEY UPDATE``: writers of a table's seats, or of a
 game, still wait for one another, but PostgreSQL's foreign-key checks do not
@@ -33,7 +33,7 @@ from django.db import DatabaseError, connection
 from django.db.models import QuerySet
 
 from accounts.models import User
-from tables import gamerows
+from tables.game import gamerows
 from tables.models import PoolGame, Table
 
 logger = logging.getLogger(__name__)

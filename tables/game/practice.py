@@ -1,7 +1,7 @@
 """Practice tables: the bot accounts and which bot seats must act (docs/rules.md §10.2).
 
 What the services need to know about bots, and nothing that calls the services:
-the bots' moves are made by ``tables.drivers``, which sits above the services.
+the bots' moves are made by ``tables.game.drivers``, which sits above the services.
 """
 
 from __future__ import annotations

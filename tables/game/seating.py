@@ -1,9 +1,9 @@
 """Seats: joining and leaving a table before its game starts, practice on demand, and the start.
 
 A join pays the entry fee and takes a seat in one transaction (the table's row locked, then its
-game's, ``tables.locks``); the last seat starts the game (``start_game``), two seats start the
+game's, ``tables.game.locks``); the last seat starts the game (``start_game``), two seats start the
 countdown. Every change is written, with its ``seat_taken`` or ``seat_left`` event, by
-``tables.record.write_game``.
+``tables.game.record.write_game``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from game_engine import fairness
 from game_engine.actions import StartDeal
 from game_engine.events import Event, GameStarted, SeatLeft, SeatTaken
 from game_engine.game import GameState, apply, new_game
-from tables import clock, notify, practice, restrictions
+from tables import clock
 from tables.contract import UnseatedNotice
 from tables.errors import (
     AlreadySeated,
@@ -36,9 +36,15 @@ from tables.errors import (
     TableFull,
     TableNotFound,
 )
-from tables.locks import open_game_for_update, practice_owner_for_update, retry_on_conflict, table_for_update
+from tables.game import notify, practice, restrictions
+from tables.game.locks import (
+    open_game_for_update,
+    practice_owner_for_update,
+    retry_on_conflict,
+    table_for_update,
+)
+from tables.game.record import DEADLINE, write_game
 from tables.models import PoolGame, Seat, Table, TableSettings
-from tables.record import DEADLINE, write_game
 from wallet import services as wallet
 from wallet.errors import NothingToRefund
 from wallet.money import format_money

@@ -60,7 +60,7 @@ def check_may_play(
 
 @dataclass(frozen=True)
 class MayPlay:
-    """``check_may_play`` for one table action, which ``tables.play.run_on_game`` reads in its game
+    """``check_may_play`` for one table action, which ``tables.game.play.run_on_game`` reads in its game
     row's lock statement on PostgreSQL (``query``, then ``verify`` what it found), and elsewhere
     runs as it is (``check``)."""
 

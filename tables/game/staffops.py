@@ -20,10 +20,11 @@ from game_engine.events import GameCancelled
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.split import split_amounts
-from tables import clock, notify, play, record
+from tables import clock
 from tables.contract import GameCancelledNotice
 from tables.errors import NoGameRunning, TableError
-from tables.locks import table_for_update
+from tables.game import notify, play, record
+from tables.game.locks import table_for_update
 from tables.models import PoolGame, Table, TableSettings
 from wallet import services as wallet
 from wallet.models import Account, AccountKind

@@ -12,8 +12,8 @@ from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import View, view_for
-from tables import gamerows
 from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableFormat, TableSummary, You
+from tables.game import gamerows
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.money import format_money
 

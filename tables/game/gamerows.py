@@ -124,7 +124,7 @@ def _read_row(row: Sequence[Any], db: Any) -> PoolGame:
 def lock_game(game_id: int) -> PoolGame:
     """The game row, locked until the transaction ends (``SELECT ... FOR NO KEY UPDATE``).
 
-    ``NO KEY``, like every row lock of ``tables.locks``: it still serialises every writer
+    ``NO KEY``, like every row lock of ``tables.game.locks``: it still serialises every writer
     of the game, but not the foreign-key checks of rows that refer to it.
     """
     features = _db().features
@@ -168,7 +168,7 @@ def lock_game_beside(game_id: int, sql: str, params: Sequence[Any]) -> tuple[Poo
 
 
 def read_game(game_id: int) -> PoolGame:
-    """The game row as it is, unlocked: what a bot decides from before it acts (``tables.drivers``),
+    """The game row as it is, unlocked: what a bot decides from before it acts (``tables.game.drivers``),
     read as an action reads it (its state by orjson), not through the ORM's query building."""
     return _select_game(game_id, "")
 

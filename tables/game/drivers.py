@@ -22,8 +22,8 @@ from accounts.models import User
 from game_engine.bots import choose_action
 from game_engine.game import GameState
 from game_engine.views import view_for
-from tables import gamerows, notify, play, practice, timers
 from tables.clock import OffsetClock
+from tables.game import gamerows, notify, play, practice, timers
 from tables.models import PoolGame
 
 logger = logging.getLogger(__name__)

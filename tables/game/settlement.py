@@ -1,6 +1,6 @@
 """Settlement: the money a game's events move, and nothing else (docs/rules.md §7.4, §7.11, §8).
 
-The write path (``tables.record``) calls ``move_money`` with the engine's events of every
+The write path (``tables.game.record``) calls ``move_money`` with the engine's events of every
 change, in the change's transaction: a ``rejoined`` event charges its fee, ``game_over`` pays
 the payouts and the rake it carries, always exactly what the engine computed, through
 ``wallet.services`` (the only place money moves). A refusal (a rejoin the player cannot pay)

@@ -1,9 +1,9 @@
 """Play: a player's action, a blocked player's auto drop, and the one way a game moves on
 once it exists (``run_on_game``: lock its row, load its state, run a step, write what it gives).
 
-Every engine action on a game, a player's (``game_act``), a timer's (``tables.timers``), a
-blocked player's auto drop and staff's cancellation (``tables.staffops``), runs through
-``run_on_game`` and is written by ``tables.record.write_game``.
+Every engine action on a game, a player's (``game_act``), a timer's (``tables.game.timers``), a
+blocked player's auto drop and staff's cancellation (``tables.game.staffops``), runs through
+``run_on_game`` and is written by ``tables.game.record.write_game``.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from game_engine.actions import Action, AutoDrop
 from game_engine.errors import RummyError
 from game_engine.events import Event
 from game_engine.game import GameState, apply
-from tables import clock, gamerows, notify, protocol, restrictions
+from tables import clock, protocol
 from tables.errors import REFUSALS, BadRequest, NoGameRunning, NotSeated, ProtocolError, error_payload
-from tables.locks import lock_game_row, lock_game_row_beside, retry_on_conflict
+from tables.game import gamerows, notify, restrictions
+from tables.game.locks import lock_game_row, lock_game_row_beside, retry_on_conflict
+from tables.game.record import write_game
+from tables.game.seating import rejoin_requested
 from tables.models import PoolGame, Seat
-from tables.record import write_game
-from tables.seating import rejoin_requested
 
 logger = logging.getLogger(__name__)
 

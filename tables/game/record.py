@@ -5,9 +5,9 @@ Every change of a game goes through ``write_game`` in the transaction that locke
 an engine change (a move, a timeout, a start) with its old and new state, or a change of the
 server's own without the engine (a seat taken or left before the start, a countdown that
 ended, a cancellation), each with the events it stores exactly as it sends them. Only the
-columns that change are written (``tables.gamerows``). After commit: the game's one timer is
+columns that change are written (``tables.game.gamerows``). After commit: the game's one timer is
 armed for its deadline (``arm_timer``), a bot's move scheduled, and the table notified
-(``tables.notify``).
+(``tables.game.notify``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from game_engine import fairness
 from game_engine.events import Event, to_wire
 from game_engine.game import FINISHED, GameState
 from game_engine.views import views_for_all
-from tables import clock, gamerows, notify, practice
+from tables import clock
+from tables.game import gamerows, notify, practice
+from tables.game.selectors import game_header
+from tables.game.settlement import move_money
 from tables.models import Deal, PoolGame
-from tables.selectors import game_header
-from tables.settlement import move_money
 
 #: The game's columns an engine change always writes, and those a settlement adds.
 _SAVED_FIELDS = ("state", "version", "deadline_at", "deadline_kind", "event_count")
