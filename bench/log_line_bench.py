@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/log_line_bench.py [--lines N]
 
-Runs ``TableConsumer.log_action`` (tables/consumers.py) with a user, table and game bound
+Runs ``TableConsumer.log_action`` (tables/realtime/consumers.py) with a user, table and game bound
 (sitelog.context) through the site's console handler (the JSON formatter and both filters of
 ``LOGGING``), writing to /dev/null, and the same call with the ``tables.actions`` logger set to
 WARNING (the line dropped at its first check); prints both and their difference. No database.
@@ -29,7 +29,7 @@ os.environ["LOG_FORMAT"] = "json"
 def per_line(lines: int) -> float:
     """Microseconds per ``log_action`` call, best of five rounds."""
     from sitelog import context
-    from tables.consumers import TableConsumer
+    from tables.realtime.consumers import TableConsumer
 
     socket = SimpleNamespace(seat=2, arrived=time.perf_counter())
     content = {"type": "action", "request_id": "r-1", "action": {"type": "discard", "card": "7H"}}

@@ -48,7 +48,7 @@ def per_call(n: int) -> dict[str, float]:
 
     from rummy_site.httpmetrics import view_label
     from sitemetrics import instruments
-    from tables.consumers import _action_kind, _outcome
+    from tables.realtime.consumers import _action_kind, _outcome
 
     content = {"type": "action", "request_id": "r-1", "action": {"type": "discard", "card": "7H"}}
     answer = {"ok": True, "version": 41}

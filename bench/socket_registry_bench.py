@@ -38,8 +38,8 @@ async def run(sockets: int) -> None:
     import redis
     from django.conf import settings
 
-    from tables import socket_registry
-    from tables import sockets as held_sockets
+    from tables.realtime import socket_registry
+    from tables.realtime import sockets as held_sockets
 
     plain = redis.Redis.from_url(settings.REDIS_URL)
     plain.flushdb()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from rummy_site.ws_security import NoRouteConsumer
-from tables.consumers import LobbyConsumer, TableConsumer
+from tables.realtime.consumers import LobbyConsumer, TableConsumer
 
 websocket_urlpatterns = [
     path("ws/lobby/", LobbyConsumer.as_asgi()),

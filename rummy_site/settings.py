@@ -134,7 +134,7 @@ ADJUSTMENT_MAX_RUPEES = _int("ADJUSTMENT_MAX_RUPEES", 50_000)
 ADJUSTMENT_DAILY_LIMIT_RUPEES = _int("ADJUSTMENT_DAILY_LIMIT_RUPEES", 100_000)
 #: Seconds of play between the reminders sent at the table (responsible play: one an hour).
 PLAY_REMINDER_SECONDS = _int("PLAY_REMINDER_SECONDS", 3600)
-#: A player sends at most one quick message ("Good game", ...) a table this often (tables/quick.py).
+#: A player sends at most one quick message ("Good game", ...) a table this often (tables/realtime/quick.py).
 QUICK_MESSAGE_SECONDS = _int("QUICK_MESSAGE_SECONDS", 5)
 #: Fair play (docs/integrity.md): how often the signals run, the window of games they read, and how
 #: long sign-up and log-in addresses and devices are kept; an undecided flag the signals no longer
@@ -196,23 +196,23 @@ WS_WRITE_AT_ONCE = _bool("WS_WRITE_AT_ONCE", True)
 WS_DEFLATE = _bool("WS_DEFLATE", True)
 WS_DEFLATE_WINDOW_BITS = _int("WS_DEFLATE_WINDOW_BITS", 13)
 WS_DEFLATE_MEM_LEVEL = _int("WS_DEFLATE_MEM_LEVEL", 4)
-#: Sockets one user may hold open: across every process with REDIS_URL (tables/socket_registry.py), else on this one.
+#: Sockets one user may hold open: across every process with REDIS_URL (tables/realtime/socket_registry.py), else on this one.
 WS_MAX_SOCKETS_PER_USER = _int("WS_MAX_SOCKETS_PER_USER", 16)
-#: Seconds a socket stays counted in Redis (tables.socket_registry) unless its process renews it.
+#: Seconds a socket stays counted in Redis (tables.realtime.socket_registry) unless its process renews it.
 WS_REGISTRY_TTL_SECONDS = _int("WS_REGISTRY_TTL_SECONDS", 90)
 #: A socket that has sent nothing, not even a ping, for this many seconds is closed (4408): its page
-#: pings every few seconds (static/js/socket.js), so this one lost its link (tables/idle.py). 0: never.
+#: pings every few seconds (static/js/socket.js), so this one lost its link (tables/realtime/idle.py). 0: never.
 WS_IDLE_SECONDS = float(os.environ.get("WS_IDLE_SECONDS", "20"))
-#: Seconds between the checks that catch up table sockets a lost notice left behind (tables/resync.py).
+#: Seconds between the checks that catch up table sockets a lost notice left behind (tables/realtime/resync.py).
 RESYNC_SECONDS = float(os.environ.get("RESYNC_SECONDS", "1.5"))
 #: A process whose resync check wakes this many seconds late is busy: its notices are late, not lost,
 #: so a socket is rebuilt only after RESYNC_BUSY_CHECKS checks behind (not two), lest rebuilds sink it.
 RESYNC_BUSY_LAG = float(os.environ.get("RESYNC_BUSY_LAG", "0.25"))
 RESYNC_BUSY_CHECKS = _int("RESYNC_BUSY_CHECKS", 8)
 #: At most one lobby_update this often to each lobby socket, listing every table changed meanwhile
-#: (tables/lobbyfeed.py): the lobby's traffic does not grow with the number of games ending.
+#: (tables/realtime/lobbyfeed.py): the lobby's traffic does not grow with the number of games ending.
 LOBBY_PUSH_SECONDS = float(os.environ.get("LOBBY_PUSH_SECONDS", "1.0"))
-#: How often each process joins the lobby group again (tables.lobbyfeed): memberships expire.
+#: How often each process joins the lobby group again (tables.realtime.lobbyfeed): memberships expire.
 LOBBY_RENEW_SECONDS = float(os.environ.get("LOBBY_RENEW_SECONDS", "30"))
 #: With REDIS_URL, the channel layer: "pubsub" (Redis pub/sub) or "lists" (channels-redis' core layer).
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
@@ -458,7 +458,7 @@ def channel_layers(redis_url: str, kind: str, shards: list[str] | None = None) -
 
     Pub/sub: one PUBLISH per notice, received once by each process that has a consumer
     in the group. At most once, like the list layer past its capacity: a consumer that
-    misses a version rebuilds its view from the database (tables.consumers). Pub/sub
+    misses a version rebuilds its view from the database (tables.realtime.consumers). Pub/sub
     channels belong to the whole Redis server, not to a database: the prefix names the
     database, so sites (or test runs) on other databases never hear these notices.
 
@@ -624,7 +624,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": LOG_LEVEL, "propagate": True},
         "django.server": {"handlers": [], "propagate": True},
-        # each table action's line (tables/consumers.py): LOG_TABLE_ACTIONS=0 drops them
+        # each table action's line (tables/realtime/consumers.py): LOG_TABLE_ACTIONS=0 drops them
         "tables.actions": {"level": LOG_LEVEL if LOG_TABLE_ACTIONS else "WARNING"},
     },
 }

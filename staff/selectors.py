@@ -19,8 +19,8 @@ from game_engine.pool import prize_pool
 from integrity.selectors import player_sections
 from staff.models import AdjustmentRequest
 from staff.timezones import operator_zone, zone_label
-from tables import sockets
 from tables.models import Deal, PoolGame, Seat
+from tables.realtime import sockets
 from wallet.audit import last_check
 from wallet.models import Account, AccountKind, Entry, TransactionKind
 from wallet.money import format_money

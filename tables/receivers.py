@@ -12,7 +12,8 @@ from typing import Any
 from django.dispatch import receiver
 
 from accounts.play import play_blocked
-from tables import services, sockets
+from tables import services
+from tables.realtime import sockets
 
 logger = logging.getLogger(__name__)
 

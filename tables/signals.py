@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models.signals import pre_save
 from django.dispatch import receiver
 
-from tables import sockets
+from tables.realtime import sockets
 
 
 @receiver(user_logged_out)

@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.requests import signed_in
-from tables import quick
 from tables.errors import REFUSALS
 from tables.game import seating, selectors
 from tables.models import Table, TableSettings
+from tables.realtime import quick
 from wallet.selectors import chip_balances
 
 
@@ -107,7 +107,7 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
         "leave_url": reverse("table-leave", args=[table.pk]),
         "game_id": game.pk if game is not None else None,
         "scores": selectors.score_rows(game),
-        "quick_phrases": quick.PHRASES,  # the quick messages a player may send (tables/quick.py)
+        "quick_phrases": quick.PHRASES,  # the quick messages a player may send (tables/realtime/quick.py)
         "snapshot": snapshot,
     }
     return render(request, "tables/table.html", {"table": table, "table_config": config})

@@ -48,7 +48,7 @@ def require_redis() -> str:
 @pytest.fixture(autouse=True)
 def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table socket gets a ``presence`` frame whenever another player's page at the table opens
-    or closes (tables/presence.py), as the page's seats do. The socket tests that are about
+    or closes (tables/realtime/presence.py), as the page's seats do. The socket tests that are about
     something else read past it, as the page's other parts do; those marked ``presence`` see it."""
     if request.node.get_closest_marker("presence"):
         return

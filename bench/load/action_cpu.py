@@ -98,9 +98,9 @@ def main() -> None:
     from game_engine.melds import verdict
     from game_engine.views import views_for_all
     from tables import protocol
-    from tables.consumers import TableConsumer, _encode_json
     from tables.game.selectors import game_header
     from tables.models import GameEvent
+    from tables.realtime.consumers import TableConsumer, _encode_json
 
     async def frames(event: dict[str, object]) -> None:
         """Each seat's socket turns the change notice into its ``update`` (sent nowhere: encoded only)."""

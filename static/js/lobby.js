@@ -1,6 +1,6 @@
 // @ts-check
 // The lobby, live: /ws/lobby/ says which tables changed, at most once a second, with their rows
-// (tables/lobbyfeed.py); the page puts those that pass its filters in its list. What it cannot take
+// (tables/realtime/lobbyfeed.py); the page puts those that pass its filters in its list. What it cannot take
 // from the message (your own practice table, a closed table) it asks GET /api/tables/?ids= for.
 // The whole list is loaded on opening, after a reconnect and when the filters change.
 // A native ES module on the shared pieces: the socket of socket.js (reconnects with backoff),
@@ -178,7 +178,7 @@ function start() {
       if (kind === "open") reload(); // anything missed while disconnected
     },
     message(msg) {
-      // at most one a second from the server (tables/lobbyfeed.py); every open lobby hears it at
+      // at most one a second from the server (tables/realtime/lobbyfeed.py); every open lobby hears it at
       // the same moment, so each waits a moment of its own before asking for the tables it names
       if (!msg) return;
       switch (msg.type) {

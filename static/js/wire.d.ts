@@ -3,9 +3,9 @@
 // One place for the wire: every message the server sends is one exported type, and
 // `ServerMessage` is their union, discriminated by `type`. A page's dispatch is a `switch` over
 // it that ends in a `never` check, so a message type added here without a case fails `tsc`.
-// Written from docs/protocol.md and the Python that builds each message (tables/consumers.py,
-// tables/game/selectors.py, tables/game/notify.py, tables/game/staffops.py, tables/reminders.py,
-// tables/lobbyfeed.py, game_engine/views.py, game_engine/events.py), and held to the server's
+// Written from docs/protocol.md and the Python that builds each message (tables/realtime/consumers.py,
+// tables/game/selectors.py, tables/game/notify.py, tables/game/staffops.py, tables/realtime/reminders.py,
+// tables/realtime/lobbyfeed.py, game_engine/views.py, game_engine/events.py), and held to the server's
 // contract at the end of this file: contract.d.ts is generated from contract.schema.json (which
 // `manage.py wire_contract` makes from tables/contract.py; `npm run wire-types`, checked in
 // scripts/test), and tsc fails when a message type, a notice kind, an event type, a field, or a
@@ -483,7 +483,7 @@ export interface GameCancelledNotice {
   payouts_display: ByPlayer<string>;
 }
 
-/** Another hour of play today (tables.reminders). */
+/** Another hour of play today (tables.realtime.reminders). */
 export interface PlayReminderNotice {
   type: "notice";
   kind: "play_reminder";
@@ -524,7 +524,7 @@ export interface Presence {
   players: ByPlayer<PlayerPresence>;
 }
 
-/** The fixed phrases of a quick message (tables/quick.py), by key. */
+/** The fixed phrases of a quick message (tables/realtime/quick.py), by key. */
 export type QuickPhrase = C.QuickMessage["phrase"];
 
 /** A player at the table sent a quick message (to everyone at the table, the sender too). */

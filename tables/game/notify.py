@@ -102,9 +102,9 @@ def encode_view(view: dict[str, Any]) -> bytes:
 
 
 # The channel layer's group names: the address book of whom the game tells, which the consumers
-# join and the sockets' closing (tables.sockets) writes to.
+# join and the sockets' closing (tables.realtime.sockets) writes to.
 
-#: Every lobby notice goes to this group; each process listens to it once (tables.lobbyfeed).
+#: Every lobby notice goes to this group; each process listens to it once (tables.realtime.lobbyfeed).
 LOBBY_GROUP = "lobby"
 
 

@@ -80,7 +80,7 @@ def test_the_players_left_split_the_prize_and_the_final_screen_shows_their_share
             game.version = state.version
             game.save()
         m = seat[str(users[0].pk)]
-        for p in players:  # the open pages catch up from the database (tables.resync), no reload
+        for p in players:  # the open pages catch up from the database (tables.realtime.resync), no reload
             wait_until(
                 lambda p=p: p.page.evaluate(f"window.rummyTable.state.view.players[{m}].score") == 95,  # type: ignore[misc]
                 f"{p.name}'s page to see Meera at 95",

@@ -2,7 +2,7 @@
 
 Asha keeps the lobby open on a phone; other players join tables from their own lobby
 pages (the tile's Join button). Her tiles show each seat taken from the rows the
-lobby socket carries (``tables.lobbyfeed``: one message a second at most, listing
+lobby socket carries (``tables.realtime.lobbyfeed``: one message a second at most, listing
 every table changed, with its row), so her page asks the server for nothing. With a
 filter on ("Open" tables) her page filters those rows itself, by the server's rules: a table
 whose game starts leaves her list, and still she asks nothing.

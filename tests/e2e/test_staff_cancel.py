@@ -175,7 +175,7 @@ def reminding_server(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReq
 def test_a_play_reminder_is_shown_in_words_until_dismissed(
     reminding_server: str, running_game: tuple[PoolGame, list[User]], browser: Any
 ) -> None:
-    """The hourly reminder (tables/reminders.py), which the table page used to drop, on a phone."""
+    """The hourly reminder (tables/realtime/reminders.py), which the table page used to drop, on a phone."""
     game, users = running_game
     player = Player(browser, reminding_server, "ravi", PHONE)
     try:

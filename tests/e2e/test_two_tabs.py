@@ -1,7 +1,7 @@
 """One player with the table open in two tabs: an arrangement made in either shows in the other.
 
 An arrangement is private: it moves no version and no notice goes to the table. The server tells
-it to the player's other sockets at that table only (the seat's hello/here/bye, ``tables.consumers``),
+it to the player's other sockets at that table only (the seat's hello/here/bye, ``tables.realtime.consumers``),
 as a ``view`` message the page shows at once (static/js/table.js). Here Asha sorts in one tab and
 drags a card in the other, and each tab follows the other; Ravi, at the same table, is told nothing
 of it; a reload shows the last arrangement, which the server kept.

@@ -76,7 +76,7 @@ def _claimable() -> list[int]:
 
 
 _CLAIM_KEY = "rummy-tests:claimed-by"
-#: Keys that Celery (kombu's Redis transport, beat), channels-redis and tables.socket_registry write.
+#: Keys that Celery (kombu's Redis transport, beat), channels-redis and tables.realtime.socket_registry write.
 _OUR_KEYS = ("_kombu.", "celery", "unacked", "asgi", "rummy-tests:", "rummy:ws:")
 
 

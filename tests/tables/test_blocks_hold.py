@@ -25,10 +25,11 @@ from django.utils import timezone
 from accounts import play
 from accounts.models import Suspension, User
 from game_engine.game import GameState
-from tables import services, sockets
+from tables import services
 from tables.errors import PlayBlocked
 from tables.game import restrictions
 from tables.models import PoolGame, Seat, Table
+from tables.realtime import sockets
 from tests.sockets import ORIGIN, open_socket
 from tests.tables.conftest import make_player, make_table
 from tests.tables.games import game_fingerprint, game_in_rejoin_window, regrouped, two_seat_game

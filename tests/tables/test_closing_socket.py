@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from autobahn.exception import Disconnected
 
-from tables.consumers import LobbyConsumer, TableConsumer
+from tables.realtime.consumers import LobbyConsumer, TableConsumer
 
 
 def _gone_away(consumer: Any, sent: list[dict[str, Any]]) -> None:

@@ -19,9 +19,10 @@ from django.test import Client
 from game_engine import errors as engine_errors
 from game_engine.events import CATALOGUE as EVENTS
 from game_engine.game import GameState
-from tables import contract, errors, quick, reminders, services
+from tables import contract, errors, services
 from tables.game import staffops
 from tables.models import GameEvent, PoolGame, Table, TableSettings
+from tables.realtime import quick, reminders
 from tests.sockets import Message, of_type, open_socket, open_table, until
 from tests.tables.conftest import make_player, make_table
 from wallet import errors as wallet_errors

@@ -15,7 +15,7 @@ from django.db import connection
 from django.test import override_settings
 
 from core import dbthreads
-from tables import consumers
+from tables.realtime import consumers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -43,7 +43,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pyt
 TABLES = 3
 GAMES_SECONDS = 420.0
 #: Each table: a turn of 20 s, within which a connected socket left behind by a fault must be rebuilt
-#: (tables/resync.py), on a machine the suite's other workers may keep busy (10 s was missed once there).
+#: (tables/realtime/resync.py), on a machine the suite's other workers may keep busy (10 s was missed once there).
 TABLE = {"seats": 2, "fee": 1_000, "turn_seconds": 20, "extra_time_seconds": 0, "pause_seconds": 1}
 #: The Daphnes run as the README's production section runs them: a connection pool, and socket
 #: threads that keep their connections (core.dbthreads) through every kill and outage here.

@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client, override_settings
 
 from rummy_site.asgi import application
-from tables import sockets
+from tables.realtime import sockets
 from tests.helpers import session_cookie
 from tests.sockets import ORIGIN, open_socket, still_open
 from tests.tables.conftest import make_player

@@ -12,7 +12,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
-from tables import idle, services
+from tables import services
+from tables.realtime import idle
 from tests.sockets import Message, of_type, open_socket, open_table, until
 from tests.tables.conftest import make_player, make_table
 

@@ -1,7 +1,7 @@
 """The lobby's live feed sends each lobby socket one message per interval, however many tables change.
 
 The players arrive as people do: their lobby pages' sockets are open, and other players take
-seats through the lobby's Join form (an HTTP POST) or leave; the feed is ``tables.lobbyfeed``.
+seats through the lobby's Join form (an HTTP POST) or leave; the feed is ``tables.realtime.lobbyfeed``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client, override_settings
 
 from accounts.models import User
-from tables import lobbyfeed
 from tables.game.notify import LOBBY_GROUP
 from tables.models import Table
+from tables.realtime import lobbyfeed
 from tests.sockets import open_socket
 from tests.tables.conftest import make_player, make_table
 

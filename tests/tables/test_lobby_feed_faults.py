@@ -2,7 +2,7 @@
 
 Two real Daphnes share a Redis of the test's own: Asha's lobby socket is on one, the
 players who join tables post the lobby's Join form to the other, so every notice crosses
-Redis (``tables.lobbyfeed`` listens to the lobby group once per process). Then Redis is
+Redis (``tables.realtime.lobbyfeed`` listens to the lobby group once per process). Then Redis is
 killed and started again, as its supervisor would, while her page stays open: the joins
 made after it must still reach her page. On the pub/sub layer (the default) they come over
 the socket she already has. On channels-redis' list layer Channels closes every socket when

@@ -26,7 +26,8 @@ import pytest
 import requests
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from tables import services, sockets
+from tables import services
+from tables.realtime import sockets
 from tests.tables import procs
 from tests.tables.conftest import make_player, make_table
 from tests.tables.games import regrouped

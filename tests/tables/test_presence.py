@@ -13,9 +13,10 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from game_engine.game import GameState
-from tables import services, socket_registry
+from tables import services
 from tables.game import play as table_play
 from tables.models import PoolGame
+from tables.realtime import socket_registry
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.conftest import make_player, make_table
 
@@ -183,7 +184,7 @@ async def test_a_socket_opening_as_the_players_other_one_closes_is_counted_not_f
     inside application" (bench/load: an unexpected close and a lost event at 150 tables)."""
     from django.core.cache import cache
 
-    from tables import presence
+    from tables.realtime import presence
 
     key = presence._count_key(7, 42)
     await cache.adelete(key)

@@ -11,8 +11,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from game_engine.game import GameState
-from tables import quick, services
+from tables import services
 from tables.models import PoolGame
+from tables.realtime import quick
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.conftest import make_player, make_table
 

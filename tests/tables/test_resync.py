@@ -19,9 +19,10 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from accounts.models import User
-from tables import presence, resync, services
+from tables import services
 from tables.game import notify
 from tables.models import GameEvent, PoolGame
+from tables.realtime import presence, resync
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
 

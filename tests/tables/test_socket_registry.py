@@ -159,7 +159,7 @@ async def _shown(ws: Any, user_id: int, connected: bool) -> dict[str, Any]:
 
 
 def test_a_player_on_a_killed_server_is_away_at_the_table_once_their_socket_expires(redis_port: int) -> None:
-    """Presence (tables/presence.py) across two real Daphnes: Asha's server is killed with her
+    """Presence (tables/realtime/presence.py) across two real Daphnes: Asha's server is killed with her
     table socket open; once its expiry passes, Ravi's page (on the other server) sees her away, and
     sees her back, told at once, when she reconnects there."""
     with two_daphnes(redis_port, WS_REGISTRY_TTL_SECONDS=str(TTL)) as (procs, port_a, port_b):
@@ -198,7 +198,7 @@ def test_with_redis_unreachable_the_processs_own_cap_decides_and_the_count_is_lo
 ) -> None:
     from asgiref.sync import async_to_sync
 
-    from tables import socket_registry, sockets
+    from tables.realtime import socket_registry, sockets
 
     settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # type: ignore[attr-defined]  # nobody listens
     settings.WS_MAX_SOCKETS_PER_USER = 2  # type: ignore[attr-defined]
@@ -224,7 +224,7 @@ def test_a_renewal_reaches_every_players_sockets_past_one_script_calls_batch(
     into this process and could outlast its timeout): every batch must land."""
     from asgiref.sync import async_to_sync
 
-    from tables import socket_registry, sockets
+    from tables.realtime import socket_registry, sockets
 
     with private_redis(require_redis) as url:
         settings.REDIS_URL = url  # type: ignore[attr-defined]

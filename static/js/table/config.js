@@ -19,7 +19,7 @@
  * @property {string} leave_url
  * @property {number | null} game_id the game the scores are of
  * @property {import("./state.js").ScoreRow[]} scores every finished deal's points of that game
- * @property {Record<import("../wire.js").QuickPhrase, string>} quick_phrases the quick messages, by key (tables/quick.py)
+ * @property {Record<import("../wire.js").QuickPhrase, string>} quick_phrases the quick messages, by key (tables/realtime/quick.py)
  * @property {import("../wire.js").Snapshot} snapshot the table as the page was made, shown before the socket brings its own
  */
 

@@ -33,7 +33,7 @@ from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
 from sitelog import context as logcontext
 from sitemetrics import instruments
-from tables import idle, lobbyfeed, presence, protocol, quick, reminders, resync, sockets
+from tables import protocol
 from tables.contract import (
     Error,
     ErrorBody,
@@ -50,6 +50,7 @@ from tables.game import notify, selectors
 from tables.game import play as table_play
 from tables.game.notify import table_group
 from tables.models import PoolGame, Table
+from tables.realtime import idle, lobbyfeed, presence, quick, reminders, resync, sockets
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # Channels s
     user: Any = None
     #: When the frame being handled arrived (``time.perf_counter``).
     arrived: float = 0.0
-    #: When the client's last frame arrived (``time.monotonic``): ``tables.idle`` closes a silent socket.
+    #: When the client's last frame arrived (``time.monotonic``): ``tables.realtime.idle`` closes a silent socket.
     heard_at: float = 0.0
     #: The session this socket logged in with: every action checks it still logs the user in.
     session_key: str = ""
@@ -151,7 +152,7 @@ class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # Channels s
 
     @property
     def dispatch_lock(self) -> asyncio.Lock:
-        """Held by each handler: what runs beside the socket's own loop (``tables.resync``) waits its turn."""
+        """Held by each handler: what runs beside the socket's own loop (``tables.realtime.resync``) waits its turn."""
         lock = self.__dict__.get("_dispatch_lock")
         if lock is None:
             lock = self.__dict__["_dispatch_lock"] = asyncio.Lock()
@@ -283,7 +284,9 @@ class LobbyConsumer(_Consumer):
     async def connect(self) -> None:
         if not await self.admit():
             return
-        await lobbyfeed.join(self)  # at most one lobby_update a LOBBY_PUSH_SECONDS (tables.lobbyfeed)
+        await lobbyfeed.join(
+            self
+        )  # at most one lobby_update a LOBBY_PUSH_SECONDS (tables.realtime.lobbyfeed)
         await self.accept()
         self.counted()
 
@@ -310,7 +313,7 @@ class TableConsumer(_Consumer):
     #: The full count of this table's game (docs/rules.md §5.4): ``evaluate`` answers the capped score.
     full_count: int | None = None
     _reminders: asyncio.Task[None] | None = None
-    #: This socket counts its user as at the table (``tables.presence``).
+    #: This socket counts its user as at the table (``tables.realtime.presence``).
     _present: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -322,7 +325,7 @@ class TableConsumer(_Consumer):
         self._twins: set[str] = set()
 
     async def connect(self) -> None:
-        # before admit(): the socket's registry id names its table (tables.presence reads it)
+        # before admit(): the socket's registry id names its table (tables.realtime.presence reads it)
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         if not await self.admit():
             return
@@ -346,7 +349,7 @@ class TableConsumer(_Consumer):
         await self.send_snapshot()  # with the presence of the game's people, this one's included
         if came:
             await self.tell_presence()  # they came (back): the others at the table see it
-        # responsible play: a reminder after each hour played (tables.reminders, docs/protocol.md)
+        # responsible play: a reminder after each hour played (tables.realtime.reminders, docs/protocol.md)
         self._reminders = asyncio.create_task(
             reminders.remind(
                 user=self.user, table_id=self.table_id, clock=_db(reminders.play_clock), send=self.send_json

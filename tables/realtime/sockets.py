@@ -17,8 +17,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from tables import socket_registry
 from tables.game.notify import session_group, user_group
+from tables.realtime import socket_registry
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def close_session_sockets(session_key: str, *, reason: str = "signed_out") -> No
 async def claim_socket(user_id: int, consumer: Any) -> bool:
     """Count ``consumer`` as one of ``user_id``'s sockets; ``False`` (and not counted) past the cap.
 
-    The cap holds in this process and, with Redis, across every process (``tables.socket_registry``).
+    The cap holds in this process and, with Redis, across every process (``tables.realtime.socket_registry``).
     """
     held = _open.setdefault(user_id, weakref.WeakSet())
     if len(held) >= settings.WS_MAX_SOCKETS_PER_USER:

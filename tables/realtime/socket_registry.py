@@ -1,6 +1,6 @@
 """The per-user socket cap and the count of connected players, across every server process.
 
-Each process knows its own sockets (``tables.sockets``). With several Daphnes behind a
+Each process knows its own sockets (``tables.realtime.sockets``). With several Daphnes behind a
 balancer that was not enough: a player could open ``WS_MAX_SOCKETS_PER_USER`` sockets on
 each of them, and the staff dashboard's "connected now" counted only the process that
 drew the page. With ``REDIS_URL`` set, sockets are also counted in Redis:

@@ -4,7 +4,7 @@ A phone that loses its signal sends no close: the TCP connection stays open on t
 minutes, the player is shown at the table and their turn waits on a page that cannot hear it.
 The pages ping every few seconds (``static/js/socket.js``), so a socket that has sent nothing at
 all, not even a ping, for ``WS_IDLE_SECONDS`` has lost its page: it is closed with **4408**, its
-disconnect runs as for any close (the others at the table see the player away, ``tables.presence``)
+disconnect runs as for any close (the others at the table see the player away, ``tables.realtime.presence``)
 and the page, once its signal is back, opens a new socket and catches up.
 
 One watcher task per server process looks at its sockets' last frame a few times a period (a

@@ -6,7 +6,7 @@ close makes them away and notes since when. Every socket at the table hears a ``
 message when a player comes or goes.
 
 A process that dies (kill -9, a lost machine) closes none of its sockets, so its players stay
-counted. With Redis, the socket registry (``tables.socket_registry``: each socket's expiry, renewed
+counted. With Redis, the socket registry (``tables.realtime.socket_registry``: each socket's expiry, renewed
 by its live process, its id naming its table) is the check: a counted player with no live socket
 at the table is away in every snapshot and ``presence`` message once their sockets' expiry passed
 (``WS_REGISTRY_TTL_SECONDS``, 90 s), and their next socket there counts as coming back. Without
@@ -15,7 +15,7 @@ Redis there is one process, and its death takes the count with it.
 Presence is a courtesy; the game is not. While the cache's Redis is away every call here
 answers "nothing known" (no presence message, an empty ``presence`` in a snapshot) instead of
 raising: a socket must still open, and still be rebuilt from the database after a lost notice
-(``tables.resync``), or a player whose turn began during a Redis outage would run out their
+(``tables.realtime.resync``), or a player whose turn began during a Redis outage would run out their
 time unseen (the fault test's missed turns charged during its 15 s outage).
 """
 
@@ -27,10 +27,10 @@ from typing import Any, Final
 
 from django.core.cache import cache
 
-from tables import socket_registry
 from tables.contract import PlayerPresence
 from tables.models import Seat
-from tables.socket_registry import UNAVAILABLE  # what Redis away or slow raises
+from tables.realtime import socket_registry
+from tables.realtime.socket_registry import UNAVAILABLE  # what Redis away or slow raises
 
 #: How long a count lives without a socket coming or going at that table.
 PRESENCE_TTL: Final = 6 * 3600
