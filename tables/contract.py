@@ -74,7 +74,7 @@ class TableSummary(TypedDict):
     turn_seconds: int
 
 
-#: The quick messages' phrases, by the key the page sends (their words: ``tables.quick.PHRASES``).
+#: The quick messages' phrases, by the key the page sends (their words: ``tables.realtime.quick.PHRASES``).
 QuickPhrase = Literal["good_game", "well_played", "please_hurry", "sorry_connection"]
 
 #: A game's status on the wire: PoolGame.Status's values.
