@@ -311,12 +311,14 @@ def visit(
     page.close()
     # the document's request is the navigation's start on the protocol's clock
     navigation = min(r["start"] for r in recorder.requests.values())
+    hand, opened, asked, frame = (None if ms is None else round(ms / 1000, 2) for ms in marks)
     return {
         "playable_s": round(seconds, 2),
-        "hand_s": round(marks[0] / 1000, 2),
-        "open_s": round(marks[1] / 1000, 2),
-        "asked_s": round(marks[2] / 1000, 2),
-        "frame_s": round(marks[3] / 1000, 2),
+        "hand_s": hand,
+        "open_s": opened,
+        "asked_s": asked,
+        # null: playable on the page's own first state, before the socket's first message came
+        "frame_s": frame,
         **recorder.summary(navigation, navigation + seconds),
         **({"hot": hot} if hot is not None else {}),
         **({"main_thread": work} if work is not None else {}),
