@@ -50,7 +50,7 @@ def executor(threads: int) -> ThreadPoolExecutor:
 
 
 def run_in_thread(func: Any, threads: int) -> Any:
-    """``func`` as a coroutine function run on the socket threads (``tables.realtime.consumers._db``)."""
+    """``func`` as a coroutine function run on the socket threads (``tables.realtime.socket_base.db``)."""
     if holds(threads):
         return _Holding(func, thread_sensitive=False, executor=executor(threads))
     return DatabaseSyncToAsync(func, thread_sensitive=False, executor=executor(threads))

@@ -24,7 +24,7 @@ def close_sockets_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any)
     Django sends this signal before it flushes the session; the session is deleted here already
     (the flush that follows finds it gone). So a socket that opens meanwhile either joined the
     session's group before the close was sent, or finds the session gone when it checks it after
-    joining (``consumers._Consumer.admit``): none outlives the log-out. An action that a socket
+    joining (``tables.realtime.socket_base.SocketConsumer.admit``): none outlives the log-out. An action that a socket
     had queued is refused as soon as the session is gone (``restrictions.check_may_play``).
     """
     session = getattr(request, "session", None)

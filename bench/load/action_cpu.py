@@ -100,7 +100,8 @@ def main() -> None:
     from tables import protocol
     from tables.game.selectors import game_header
     from tables.models import GameEvent
-    from tables.realtime.consumers import TableConsumer, _encode_json
+    from tables.realtime.consumers import TableConsumer
+    from tables.realtime.socket_base import encode_json
 
     async def frames(event: dict[str, object]) -> None:
         """Each seat's socket turns the change notice into its ``update`` (sent nowhere: encoded only)."""
@@ -109,7 +110,7 @@ def main() -> None:
             socket.user, socket.game_id, socket.version = user, game.pk, int(event["version"]) - 1  # type: ignore[call-overload]
 
             async def send_json(content: object) -> None:
-                _encode_json(content)
+                encode_json(content)
 
             socket.send_json = send_json  # type: ignore[method-assign]
             start = time.process_time()

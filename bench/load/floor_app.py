@@ -57,7 +57,7 @@ class FloorConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """No thread hop before each message (Channels closes old database connections there),
-        as the real consumers do (``tables.realtime.consumers._Consumer``): nothing here uses the database."""
+        as the real consumers do (``tables.realtime.socket_base.SocketConsumer``): nothing here uses the database."""
         await getattr(self, get_handler_name(message))(message)
 
     @classmethod

@@ -1,6 +1,7 @@
 """WebSocket protocol of the lobby and the tables (documented in docs/protocol.md).
 
-The consumer translates between the wire and the services. A group message is
+What every socket does before its protocol (admission, the message rate, the wire checks, JSON, the
+database threads) is ``tables.realtime.socket_base``. The consumer translates between the wire and the services. A group message is
 only a notice that the game reached some version: when it carries exactly the
 next version the consumer forwards its events and this seat's view, otherwise it rebuilds its
 player's view from the database, so a dropped notice costs a query, not a move.
@@ -11,23 +12,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import json
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import orjson
-from autobahn.exception import Disconnected
-from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from accounts import play
-from core import dbthreads
-from core.dbretry import once_more_on_dropped_connection
 from game_engine.actions import PLAYER_ACTIONS
 from game_engine.events import events_for_spectators
 from game_engine.melds import verdict
@@ -36,7 +28,6 @@ from sitemetrics import instruments
 from tables import protocol
 from tables.contract import (
     Error,
-    ErrorBody,
     Evaluation,
     Pong,
     Presence,
@@ -45,65 +36,19 @@ from tables.contract import (
     Update,
     ViewChanged,
 )
-from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, ProtocolError, error_payload
+from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, error_payload
 from tables.game import notify, selectors
 from tables.game import play as table_play
 from tables.game.notify import table_group
 from tables.models import PoolGame, Table
-from tables.realtime import idle, lobbyfeed, presence, quick, reminders, resync, sockets
+from tables.realtime import lobbyfeed, presence, quick, reminders, resync, socket_base
+from tables.realtime.socket_base import SocketConsumer, db, error_body
 
 logger = logging.getLogger(__name__)
 
 
-def _error_body(error: BaseException | str, message: str = "") -> ErrorBody:
-    """``error_payload``'s dict as the contract types it (``tables.errors`` sits below the contract)."""
-    return cast(ErrorBody, error_payload(error, message))
-
-
 #: One line for each table action: its kind, outcome and latency (docs/operations.md, "Logs").
 action_logger = logging.getLogger("tables.actions")
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_UNKNOWN_TABLE = 4404
-
-
-def _db(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``database_sync_to_async``; with ``WS_DB_THREADS`` > 0 on a pool of that many threads.
-
-    Channels runs every socket's database work of a process on one shared thread,
-    so one slow query or commit holds up every table on that process. On a pool,
-    actions at different tables run side by side, each thread with its own
-    connection, which it keeps between calls (``core.dbthreads``); actions at one
-    table still queue on the game's row lock.
-
-    The wrapper of a module-level function is made once (``_wrapped``): building it
-    for every action is a visible share of a Daphne's CPU under load (``functools.wraps``).
-    """
-    threads = settings.WS_DB_THREADS
-    if getattr(func, "__self__", None) is not None:  # a bound method: a new object each time
-        return _wrap(func, threads)
-    key = (func, threads)
-    wrapped = _wrapped.get(key)
-    if wrapped is None:
-        wrapped = _wrapped[key] = _wrap(func, threads)
-    return wrapped
-
-
-_wrapped: dict[tuple[Callable[..., Any], int], Callable[..., Any]] = {}
-
-
-def _wrap(func: Callable[..., Any], threads: int) -> Callable[..., Any]:
-    func = once_more_on_dropped_connection(func)  # a dropped connection costs a retry, not the socket
-    if threads <= 0:
-        return database_sync_to_async(func)
-    return dbthreads.run_in_thread(func, threads)  # each thread keeps its connection between calls
-
-
-def _encode_json(content: Any) -> str:
-    """The JSON text of a message: orjson (compact UTF-8, the same JSON values as the stdlib)."""
-    try:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:  # something orjson does not take (an int past 64 bits): the stdlib decides
-        return json.dumps(content)
 
 
 def _action_kind(content: dict[str, Any]) -> str:
@@ -120,163 +65,7 @@ def _outcome(answer: dict[str, Any]) -> str:
     return "error" if (answer.get("error") or {}).get("code") == "unavailable" else "refused"
 
 
-class _Consumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types: the base class is Any
-    """JSON over the socket with orjson; no thread hop before every message; hostile input refused.
-
-    Channels' ``AsyncConsumer.dispatch`` runs ``close_old_connections`` on the
-    shared sync thread before each handler (each frame, each group notice): a
-    thread round trip per message, though these consumers touch the database
-    only through ``_db``, which checks (and closes, if old or broken) the connections
-    of the thread that runs each call, before and after it.
-
-    Every frame passes the message rate (``sockets.MessageRate``) and the wire
-    checks (``tables.protocol``) before ``receive_message`` sees it; whatever it
-    is, the client gets an ``error`` and the socket stays open, except for a
-    flood, which closes it (4429). Each socket joins its user's and its session's
-    groups, so that log-out and the like close it (``sockets.close_user_sockets``).
-    """
-
-    user: Any = None
-    #: When the frame being handled arrived (``time.perf_counter``).
-    arrived: float = 0.0
-    #: When the client's last frame arrived (``time.monotonic``): ``tables.realtime.idle`` closes a silent socket.
-    heard_at: float = 0.0
-    #: The session this socket logged in with: every action checks it still logs the user in.
-    session_key: str = ""
-    closing: bool = False
-    _groups: tuple[str, ...] = ()
-    _claimed: bool = False
-    #: The kind this socket counts as in ``rummy_sockets_open`` once accepted (``counted``).
-    metric_kind: str = ""
-    _counted: bool = False
-
-    @property
-    def dispatch_lock(self) -> asyncio.Lock:
-        """Held by each handler: what runs beside the socket's own loop (``tables.realtime.resync``) waits its turn."""
-        lock = self.__dict__.get("_dispatch_lock")
-        if lock is None:
-            lock = self.__dict__["_dispatch_lock"] = asyncio.Lock()
-        return lock
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        async with self.dispatch_lock:
-            await handler(message)
-
-    @classmethod
-    async def encode_json(cls, content: Any) -> str:
-        return _encode_json(content)
-
-    async def send(
-        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
-    ) -> None:
-        """Send, unless the client went away meanwhile: a notice on its way to a socket that is
-        closing is dropped quietly (Daphne raised autobahn's ``Disconnected`` through the handler,
-        logged as "Exception inside application"), and the socket counts as closing."""
-        try:
-            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
-        except Disconnected:
-            self.closing = True
-
-    async def send_json(self, content: Any, close: bool = False) -> None:
-        # Channels' own send_json calls its base class's send, past the one above
-        await self.send(text_data=await self.encode_json(content), close=close)
-
-    async def refuse(self, code: int) -> None:
-        """Accept, then close with ``code``: a browser sees a close code only after an accept.
-
-        Closed before it, the handshake fails with a 403 and the page sees 1006, so it could
-        only retry; told 4401, 4404 or 4429 it says why (static/js/socket.js). A frame the client
-        sends before it sees the close is ignored (``closing``): the socket never got its message rate.
-        """
-        self.closing = True
-        await self.accept()
-        await self.close(code=code)
-
-    async def admit(self) -> bool:
-        """Authenticate and register the socket; refuses it and returns ``False`` if it may not open."""
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.refuse(CLOSE_UNAUTHENTICATED)
-            return False
-        if not await sockets.claim_socket(user.pk, self):
-            await self.refuse(sockets.CLOSE_TOO_MANY)
-            return False
-        # the scope's user is Channels' lazy proxy, each attribute read through it a call; resolved
-        # by the check above, the socket keeps the user itself (its pk is read at every notice)
-        self.user, self._claimed = getattr(user, "_wrapped", user), True
-        self.rate = sockets.MessageRate(settings.WS_MESSAGES_PER_SECOND, settings.WS_MESSAGE_BURST)
-        session = self.scope.get("session")
-        key = getattr(session, "session_key", None)
-        self.session_key = key or ""
-        self._groups = (notify.user_group(user.pk),) + ((notify.session_group(key),) if key else ())
-        for group in self._groups:
-            await self.channel_layer.group_add(group, self.channel_name)
-        # Checked after joining the session's group: a log-out that ended the session before this
-        # check is seen here, one after it closes this socket through the group (tables.signals).
-        block = await _db(play.play_block)(user, session_key=self.session_key)
-        if block is not None and block.signed_out:
-            await self.refuse(CLOSE_UNAUTHENTICATED)
-            return False
-        idle.watch(self)  # closed if its page falls silent (a lost signal sends no close)
-        return True
-
-    def counted(self) -> None:
-        """The socket is open (accepted and admitted): it counts in ``rummy_sockets_open``."""
-        self._counted = True
-        instruments.socket_opened(self.metric_kind)
-
-    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
-        if self._counted:
-            self._counted = False
-            instruments.socket_closed(self.metric_kind)
-        idle.forget(self)
-        if self._claimed:
-            self._claimed = False
-            await sockets.release_socket(self.user.pk, self)
-        for group in self._groups:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        await super().websocket_disconnect(message)
-
-    async def websocket_receive(self, message: dict[str, Any]) -> None:
-        if self.closing:
-            return  # the rest of a flood, after the close
-        self.arrived = (
-            time.perf_counter()
-        )  # an action's latency counts from here (TableConsumer.handle_action)
-        self.heard_at = time.monotonic()  # any frame, a ping or one refused, says the page is there
-        if not self.rate.allow():
-            if self.rate.flooding:
-                self.closing = True
-                await self.close(code=sockets.CLOSE_TOO_MANY)
-                return
-            await self.send_error(
-                "rate_limited",
-                f"too many messages: at most {settings.WS_MESSAGES_PER_SECOND} a second; this one was ignored",
-            )
-            return
-        try:
-            content = protocol.parse_frame(message.get("text"), message.get("bytes"))
-        except ProtocolError as exc:
-            await self.send_json(Error(error=_error_body(exc)).wire())
-            return
-        await self.receive_message(content)
-
-    async def receive_message(self, content: dict[str, Any]) -> None:
-        await self.send_error("bad_message", "this socket takes no messages")
-
-    async def socket_close(self, event: dict[str, Any]) -> None:
-        """``sockets.close_user_sockets``: the user signed out (or may no longer play)."""
-        self.closing = True
-        await self.close(code=sockets.CLOSE_SIGNED_OUT)
-
-    async def send_error(self, code: str, message: str) -> None:
-        await self.send_json(Error(error=_error_body(code, message)).wire())
-
-
-class LobbyConsumer(_Consumer):
+class LobbyConsumer(SocketConsumer):
     """Pushes lobby changes (seats taken, games started) to logged-in players, gathered per process."""
 
     metric_kind = "lobby"
@@ -300,7 +89,7 @@ class LobbyConsumer(_Consumer):
             await self.send_error("bad_message", "the lobby socket takes only ping")
 
 
-class TableConsumer(_Consumer):
+class TableConsumer(SocketConsumer):
     """One player's (or spectator's) connection to one table."""
 
     metric_kind = "table"
@@ -330,8 +119,8 @@ class TableConsumer(_Consumer):
         if not await self.admit():
             return
         notify.bind_loop()
-        if not await _db(Table.objects.filter(pk=self.table_id).exists)():
-            await self.refuse(CLOSE_UNKNOWN_TABLE)
+        if not await db(Table.objects.filter(pk=self.table_id).exists)():
+            await self.refuse(socket_base.CLOSE_UNKNOWN_TABLE)
             return
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -352,7 +141,7 @@ class TableConsumer(_Consumer):
         # responsible play: a reminder after each hour played (tables.realtime.reminders, docs/protocol.md)
         self._reminders = asyncio.create_task(
             reminders.remind(
-                user=self.user, table_id=self.table_id, clock=_db(reminders.play_clock), send=self.send_json
+                user=self.user, table_id=self.table_id, clock=db(reminders.play_clock), send=self.send_json
             )
         )
         resync.watch(self)  # a lost notice is caught up from the database within seconds
@@ -414,7 +203,7 @@ class TableConsumer(_Consumer):
                 )
                 return
         except REFUSALS as exc:
-            await self.send_json(Error(error=_error_body(exc)).wire())
+            await self.send_json(Error(error=error_body(exc)).wire())
             return
         message = QuickMessage(seat=self.seat, phrase=phrase, text=quick.PHRASES[phrase]).wire()
         await self.channel_layer.group_send(self.group, {"type": "table.quick", "message": message})
@@ -435,7 +224,7 @@ class TableConsumer(_Consumer):
                 raise NoGameRunning("there is no deal, so no wild rank, to evaluate against")
             return Evaluation(request_id=request_id, ok=True, **verdict(groups, wild, self.full_count)).wire()
         except REFUSALS as exc:
-            return Evaluation(request_id=request_id, ok=False, error=_error_body(exc)).wire()
+            return Evaluation(request_id=request_id, ok=False, error=error_body(exc)).wire()
 
     async def handle_action(self, content: dict[str, Any]) -> None:
         """One action, answered by a ``result``: refused (and nothing written) unless well formed."""
@@ -448,7 +237,7 @@ class TableConsumer(_Consumer):
                 raise NoGameRunning("no game is being played at this table")
             if action.private:
                 self._own_private.append(request_id)  # its view notice is not for this socket
-            answer = await _db(table_play.game_act)(
+            answer = await db(table_play.game_act)(
                 game_id=self.game_id,
                 user=self.user,
                 request_id=request_id,
@@ -532,7 +321,7 @@ class TableConsumer(_Consumer):
             or event.get("request_id") in self._own_private
         ):
             return
-        version, view = await _db(selectors.own_view)(game_id=self.game_id, user_id=self.user.pk)
+        version, view = await db(selectors.own_view)(game_id=self.game_id, user_id=self.user.pk)
         if version == self.version and view is not None:
             await self.send_json(ViewChanged(version=version, view=view).wire())
         else:
@@ -561,7 +350,7 @@ class TableConsumer(_Consumer):
 
     async def tell_presence(self) -> None:
         """The game's people as they are now, to the other sockets at the table."""
-        players = await _db(presence.of_game)(table_id=self.table_id, game_id=self.game_id)
+        players = await db(presence.of_game)(table_id=self.table_id, game_id=self.game_id)
         message = Presence(players=players).wire()
         await self.channel_layer.group_send(
             self.group, {"type": "table.presence", "message": message, "from": self.channel_name}
@@ -597,18 +386,18 @@ class TableConsumer(_Consumer):
         await self.send_update_from_db()
 
     async def send_snapshot(self) -> None:
-        snapshot = await _db(self._snapshot)()
+        snapshot = await db(self._snapshot)()
         await self.send_json(snapshot)
 
     async def send_update_from_db(self) -> None:
         """Rebuild from the database after a gap (or a change without the engine, such as a seat
         taken): the missing events, then the view, the seats and the table (its seats taken)."""
         previous_game, previous_version = self.game_id, self.version
-        snapshot = await _db(self._snapshot)()
+        snapshot = await db(self._snapshot)()
         if snapshot["game"] is None or snapshot["game"]["id"] != previous_game or previous_version < 0:
             await self.send_json(snapshot)
             return
-        events = await _db(selectors.events_since)(
+        events = await db(selectors.events_since)(
             game_id=previous_game, version=previous_version, seated=self.seat is not None
         )
         await self.send_json(

@@ -15,7 +15,7 @@ from django.db import connection
 from django.test import override_settings
 
 from core import dbthreads
-from tables.realtime import consumers
+from tables.realtime import socket_base
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ def _terminate(pid: int) -> None:
 
 
 def test_a_socket_thread_keeps_its_connection_and_replaces_a_dead_one(one_thread: None) -> None:
-    call = consumers._db(_backend)
+    call = socket_base.db(_backend)
     first, had = async_to_sync(call)()
     assert not had
     again, had = async_to_sync(call)()
@@ -57,7 +57,7 @@ def test_a_socket_thread_keeps_its_connection_and_replaces_a_dead_one(one_thread
 def test_a_held_connection_goes_back_after_its_time(
     one_thread: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    call = consumers._db(_backend)
+    call = socket_base.db(_backend)
     first, _ = async_to_sync(call)()
     monkeypatch.setattr(dbthreads, "HOLD_SECONDS", 0.0)  # the next connection is held no time
     assert async_to_sync(call)() == (first, True)  # this one was held when it opened: still kept
