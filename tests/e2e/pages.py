@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +20,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from accounts.models import User
 from accounts.services import confirm_email
+from game_engine.game import GameState
 from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS, MAIL_DIR
 from tests.helpers import session_cookie
@@ -412,3 +415,40 @@ DEALER_OVER_NAME = """
   return over ? [seat.dataset.seat + ': ' + JSON.stringify([a.left, a.top, a.right, a.bottom, b.left, b.top, b.right, b.bottom].map(Math.round))] : [];
 })
 """
+
+
+def in_thread(work: Callable[[], Any]) -> Any:
+    """Run ORM and service code off the browser's event-loop thread (the services' notices need that)."""
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        from django.db import connections
+
+        try:
+            out["value"] = work()
+        except BaseException as exc:  # re-raised in the test's thread
+            out["error"] = exc
+        finally:  # the thread's own connection, or PostgreSQL cannot drop the test database
+            connections.close_all()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(120)
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
+def assert_dom_holds_only_public_cards(player: Player, state: GameState, seat: int) -> None:
+    """The page shows this player's hand, the open pile and the cut joker; never another hand."""
+    deal = state.deal
+    assert deal is not None
+    mine = Counter(player.page.eval_on_selector_all("#groups .card", "cs => cs.map(c => c.dataset.code)"))
+    assert mine == Counter(c.code for c in deal.hands[seat])
+    public = {c.code for c in deal.open_pile} | {deal.cut_joker.code} | set(mine)
+    shown = set(player.page.eval_on_selector_all("[data-card]", "cs => cs.map(c => c.dataset.code)"))
+    assert shown <= public, f"{player.name}'s page shows cards it should not: {shown - public}"
+    other = 1 - seat
+    html = player.page.content()
+    theirs = [c.code for c in deal.hands[other]]
+    assert json.dumps(theirs) not in html

@@ -14,7 +14,7 @@ from django.db import transaction
 from game_engine.game import GameState
 from game_engine.scenario import scripted_game
 from tables import clock
-from tables.models import GameEvent, PoolGame
+from tables.models import GameEvent, PoolGame, Table
 
 
 def stack_game(
@@ -71,3 +71,32 @@ def stack_game(
         game.event_count += 1
         game.save()
     return state
+
+
+#: The deal most browser tests stack: Asha (seat 0) and Ravi's hands, the open card, the cut joker
+#: and the top of the closed deck.
+ASHA_HAND = ["AS", "2S", "3S", "7S", "4H", "5H", "6H", "7D", "KD", "7C", "9C", "10C", "JC"]
+RAVI_HAND = ["2H", "3D", "4C", "5S", "6D", "8H", "9S", "10D", "JH", "QD", "KC", "AC", "3C"]
+OPEN_CARD, CUT, CLOSED_TOP = "KH", "8D", ["QC", "KS"]
+
+
+def _game_of(table: Table) -> PoolGame:
+    game = PoolGame.objects.filter(table=table).order_by("-id").first()
+    assert game is not None, f"no game at {table}"
+    return game
+
+
+def state_of(table: Table) -> GameState:
+    return GameState.from_dict(_game_of(table).state)
+
+
+def stack_deal(table: Table) -> GameState:
+    """Asha and Ravi's deal in place of the freshly dealt deal 1 of a two-seat table."""
+    real = state_of(table)
+    assert real.phase == "playing" and real.deal_no == 1
+    return stack_hands(table, [ASHA_HAND, RAVI_HAND])
+
+
+def stack_hands(table: Table, hands: list[list[str]]) -> GameState:
+    """Deal 1 replaced by a stacked one of ``hands``, for any number of seats."""
+    return stack_game(_game_of(table).pk, hands, open_card=OPEN_CARD, cut=CUT, closed_top=CLOSED_TOP)

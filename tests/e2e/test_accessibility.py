@@ -24,32 +24,19 @@ from accounts.services import confirmation_token
 from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, PoolGame, Seat, Table
-from tests.e2e.conftest import ARTIFACTS, ROOT
+from tests.e2e.axe import AXE, RUN_AXE, TAGS
+from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.pages import DEALER_OVER_NAME, VIEWPORTS, wait_still, wait_until
-from tests.e2e.test_table_layout import _stack
-from tests.e2e.test_table_play import ASHA_HAND, RAVI_HAND
+from tests.e2e.stacking import ASHA_HAND, RAVI_HAND, stack_hands
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 DEVICES: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1366, "height": 768}},
     "phone": VIEWPORTS["375x740"],
 }
-
-#: axe's verdict, shortened to what a report needs: each rule, and its first nodes with why they fail.
-RUN_AXE = """
-async (tags) => {
-  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
-  return result.violations.map((v) => ({
-    id: v.id, impact: v.impact, count: v.nodes.length,
-    nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ') + ': ' + (n.failureSummary || '').replace(/\\s+/g, ' ')),
-  }));
-}
-"""
 
 
 @pytest.fixture
@@ -61,7 +48,7 @@ def a11y_rows(transactional_db: None) -> dict[str, Any]:
     services.table_join(table_id=table.pk, user=ravi)
     # a stacked deal: Asha draws, declares with pure sequences and a set, Ravi shows (a result
     # sheet with every kind of group label, and a replay with moves on both sides of its cursor)
-    _stack(table, [ASHA_HAND, RAVI_HAND])
+    stack_hands(table, [ASHA_HAND, RAVI_HAND])
     game = PoolGame.objects.get(table=table)
 
     def act(user: Any, rid: str, action: dict[str, Any]) -> None:

@@ -23,9 +23,9 @@ from django.db import connections
 from accounts.models import User
 from game_engine.game import GameState
 from tables.models import PoolGame
+from tests.e2e.axe import AXE, RUN_AXE, TAGS
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e.pages import Player, join_by_form, wait_until
-from tests.e2e.test_accessibility import AXE, RUN_AXE, TAGS
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -9,9 +9,7 @@ history, deal replay) must show it as text, open no dialog, and carry the CSP.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,7 +19,7 @@ from tables import services
 from tables.models import Deal, PoolGame, Table
 from tests.csp import assert_strict_policy
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import play_practice_now, sign_up
+from tests.e2e.pages import in_thread, play_practice_now, sign_up
 from tests.e2e.watch import Watch, watch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -29,28 +27,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 #: Fits the 24 characters of a display name; as markup it would run alert(1).
 HOSTILE = "<svg onload=alert(1)>"
 TIMEOUT = 20_000
-
-
-def in_thread(work: Callable[[], Any]) -> Any:
-    """Run ORM and service code off the browser's event-loop thread (the services' notices need that)."""
-    out: dict[str, Any] = {}
-
-    def run() -> None:
-        from django.db import connections
-
-        try:
-            out["value"] = work()
-        except BaseException as exc:  # re-raised in the test's thread
-            out["error"] = exc
-        finally:  # the thread's own connection, or PostgreSQL cannot drop the test database
-            connections.close_all()
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join(120)
-    if "error" in out:
-        raise out["error"]
-    return out.get("value")
 
 
 def assert_no_markup_from_names(page: Any, seen: Watch, where: str) -> None:

@@ -17,8 +17,7 @@ from game_engine.game import GameState
 from tables.game import play
 from tables.models import PoolGame
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, join_by_form
-from tests.e2e.test_practice_and_names import in_thread
+from tests.e2e.pages import Player, in_thread, join_by_form
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -8,7 +8,7 @@ import pytest
 
 from accounts.models import User
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.test_practice_and_names import in_thread, sign_up
+from tests.e2e.pages import in_thread, sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

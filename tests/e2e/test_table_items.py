@@ -20,9 +20,8 @@ from accounts.models import User
 from game_engine.game import GameState
 from tables.models import PoolGame, Table
 from tests.e2e.conftest import DESKTOP
-from tests.e2e.pages import CARD_SPOT, Player, play_practice_now, wait_until
+from tests.e2e.pages import CARD_SPOT, Player, in_thread, play_practice_now, wait_until
 from tests.e2e.stacking import stack_game
-from tests.e2e.test_practice_and_names import in_thread
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -44,8 +44,7 @@ from tests.e2e.pages import (
     make_user,
     wait_until,
 )
-from tests.e2e.stacking import stack_game
-from tests.e2e.test_table_play import ASHA_HAND, CUT, OPEN_CARD, RAVI_HAND
+from tests.e2e.stacking import ASHA_HAND, RAVI_HAND, stack_hands
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -343,7 +342,7 @@ def test_a_declaration_and_the_result_sheet_fit_every_screen(live_server_url: st
     def arrange() -> None:  # off Playwright's event loop: the services notify the server's sockets
         for user in users:
             services.table_join(table_id=table.pk, user=user)
-        _stack(table, [ASHA_HAND, RAVI_HAND, THIRD_HAND])
+        stack_hands(table, [ASHA_HAND, RAVI_HAND, THIRD_HAND])
         act = lambda user, rid, action: services.game_act(  # noqa: E731
             game_id=game_of(table).pk, user=user, request_id=rid, action=action
         )
@@ -424,11 +423,6 @@ def _six_seat_table(name: str) -> tuple[Table, list[Any]]:
     joiner.join()
     assert game_of(table).status == PoolGame.Status.RUNNING
     return table, users
-
-
-def _stack(table: Table, hands: list[list[str]]) -> None:
-    """Deal 1 replaced by a stacked one, for any number of seats."""
-    stack_game(game_of(table).pk, hands, open_card=OPEN_CARD, cut=CUT, closed_top=["QC", "KS"])
 
 
 def test_a_tap_route_to_a_new_group_on_phones(live_server_url: str, browser: Any) -> None:

@@ -26,7 +26,6 @@ other player's cards. Screenshots go to ``artifacts/e2e/``.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from typing import Any
@@ -39,32 +38,16 @@ from game_engine.game import GameState
 from tables.models import Deal, PoolGame, Table, TableSettings
 from tests.e2e import pages
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import CARD_SPOT, Player, game_of, wait_until
-from tests.e2e.stacking import stack_game
+from tests.e2e.pages import CARD_SPOT, Player, assert_dom_holds_only_public_cards, game_of, wait_until
+from tests.e2e.stacking import stack_deal, state_of
 from tests.helpers import card_lists
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-ASHA_HAND = ["AS", "2S", "3S", "7S", "4H", "5H", "6H", "7D", "KD", "7C", "9C", "10C", "JC"]
-RAVI_HAND = ["2H", "3D", "4C", "5S", "6D", "8H", "9S", "10D", "JH", "QD", "KC", "AC", "3C"]
-OPEN_CARD, CUT, CLOSED_TOP = "KH", "8D", ["QC", "KS"]
 TIMEOUT = 15_000
 
 
 # --------------------------------------------------------------------------- helpers
-def state_of(table: Table) -> GameState:
-    return GameState.from_dict(game_of(table).state)
-
-
-def stack_deal(table: Table) -> GameState:
-    """The seeded shuffle: replace the freshly dealt deal 1 by a stacked one (see the module doc)."""
-    real = state_of(table)
-    assert real.phase == "playing" and real.deal_no == 1
-    return stack_game(
-        game_of(table).pk, [ASHA_HAND, RAVI_HAND], open_card=OPEN_CARD, cut=CUT, closed_top=CLOSED_TOP
-    )
-
-
 def sign_up(player: Player, username: str, display: str) -> None:
     pages.sign_up(player.page, player.base, username, display)
     pages.confirm_address(player.page, username)  # the sign-up chips pay the table's entry fee
@@ -93,21 +76,6 @@ def assert_never_sent_foreign_cards(
         if view.get("hand") is not None:
             assert view["seat"] == own_seat
             assert Counter(view["hand"]) in seen_hands[own_seat], "a view held a hand that was not mine"
-
-
-def assert_dom_holds_only_public_cards(player: Player, state: GameState, seat: int) -> None:
-    """The page shows this player's hand, the open pile and the cut joker; never another hand."""
-    deal = state.deal
-    assert deal is not None
-    mine = Counter(player.page.eval_on_selector_all("#groups .card", "cs => cs.map(c => c.dataset.code)"))
-    assert mine == Counter(c.code for c in deal.hands[seat])
-    public = {c.code for c in deal.open_pile} | {deal.cut_joker.code} | set(mine)
-    shown = set(player.page.eval_on_selector_all("[data-card]", "cs => cs.map(c => c.dataset.code)"))
-    assert shown <= public, f"{player.name}'s page shows cards it should not: {shown - public}"
-    other = 1 - seat
-    html = player.page.content()
-    theirs = [c.code for c in deal.hands[other]]
-    assert json.dumps(theirs) not in html
 
 
 # --------------------------------------------------------------------------- fixtures
