@@ -459,6 +459,8 @@ class _Schema(GenerateJsonSchema):
             prop.pop("title", None)
         if schema.get("cls") is ErrorBody:
             out["properties"]["code"]["enum"] = [entry.code for entry in errors.CATALOGUE]
+        # what a part of a message holds, and nothing else: the page's types are closed as well
+        out["additionalProperties"] = False
         out.pop("title", None)
         return out
 

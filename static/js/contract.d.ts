@@ -71,7 +71,6 @@ export interface TableSummary {
   prize_pool_display: string;
   decks: number;
   turn_seconds: number;
-  [k: string]: unknown;
 }
 /**
  * The table's game: its status and the server's next deadline; ``result`` once it is over.
@@ -85,7 +84,6 @@ export interface GameHeader {
   result: {
     [k: string]: unknown;
   } | null;
-  [k: string]: unknown;
 }
 /**
  * A taken chair: ``position`` at the table, ``seat`` in the engine (None before the start).
@@ -95,7 +93,6 @@ export interface SeatRow {
   seat: number | null;
   name: string;
   is_bot: boolean;
-  [k: string]: unknown;
 }
 /**
  * Who this socket is: a seated player, or a spectator (``position`` and ``seat`` None).
@@ -106,7 +103,6 @@ export interface You {
   position: number | null;
   seat: number | null;
   may_join: boolean;
-  [k: string]: unknown;
 }
 /**
  * What one seat (or a spectator, ``seat`` None) may see of the game: the ``view`` of a
@@ -176,7 +172,6 @@ export interface View {
   drawn_card: string | null;
   can_pick_open: boolean;
   drop_points: number | null;
-  [k: string]: unknown;
 }
 /**
  * One seat of a view: the public side of its player.
@@ -195,7 +190,6 @@ export interface PlayerView {
   status: SeatStatus | null;
   card_count: number;
   turns_taken: number;
-  [k: string]: unknown;
 }
 /**
  * The server's next deadline: ``seat``'s clock, or the table's (None).
@@ -204,20 +198,17 @@ export interface DeadlineView {
   at_ms: number;
   kind: "turn" | "extra" | "declare" | "next_deal" | "rejoin" | "split";
   seat: number | null;
-  [k: string]: unknown;
 }
 export interface RejoinOfferView {
   seats: number[];
   score: number;
   fee: number;
-  [k: string]: unknown;
 }
 export interface SplitOfferView {
   amounts: {
     [k: string]: number;
   };
   accepted: number[];
-  [k: string]: unknown;
 }
 /**
  * The shuffle's public side (docs/fairness.md): commitments, never a secret seed.
@@ -227,13 +218,11 @@ export interface FairnessView {
   commitment: string | null;
   next_commitment: string | null;
   client_seeds: ClientSeedView[];
-  [k: string]: unknown;
 }
 export interface ClientSeedView {
   seat: number;
   seed: string;
   generated: boolean;
-  [k: string]: unknown;
 }
 /**
  * A seated person's presence: connected, or away since ``away_since`` (ms since the epoch;
@@ -242,7 +231,6 @@ export interface ClientSeedView {
 export interface PlayerPresence {
   connected: boolean;
   away_since: number | null;
-  [k: string]: unknown;
 }
 /**
  * the game moved on to version: its events and this seat's new view; rebuilt from the database after a gap or while the game waits for players (rebuilt, with seats and table, every event since the socket's version, each with its version)
@@ -658,7 +646,6 @@ export interface ErrorBody {
     | "server_error";
   rule: string;
   message: string;
-  [k: string]: unknown;
 }
 /**
  * the answer to evaluate: each group's kind and points, the points of the whole, whether it is a valid declaration and score, the points capped at the table's full count (docs/rules.md §5.4), and for 14 cards finish_with: the card to put in the finish slot for a valid declaration (absent when there is none); or error
@@ -677,7 +664,6 @@ export interface Evaluation {
 export interface GroupVerdict {
   kind: "pure_sequence" | "impure_sequence" | "set" | "invalid";
   points: number;
-  [k: string]: unknown;
 }
 /**
  * a message refused before it was read as an action (the socket stays open)

@@ -148,30 +148,14 @@ export interface PlayerView {
   turns_taken: number;
 }
 
-export interface Deadline {
-  at_ms: number;
-  kind: DeadlineKind;
-  /** Whose clock it is; null when it concerns the table. */
-  seat: number | null;
-}
-
-export interface RejoinOfferView {
-  seats: number[];
-  score: number;
-  fee: number;
-}
-
-export interface SplitOfferView {
-  amounts: BySeat<number>;
-  accepted: number[];
-}
-
-export interface FairnessView {
-  deal_no: number | null;
-  commitment: string | null;
-  next_commitment: string | null;
-  client_seeds: { seat: number; seed: string; generated: boolean }[];
-}
+// Parts of the view as the server declares them (game_engine/views.py), nothing to add here.
+/** The server's next deadline: `seat`'s clock, or the table's (null). */
+export type Deadline = C.DeadlineView;
+export type RejoinOfferView = C.RejoinOfferView;
+/** A split on offer: the amounts by seat, who accepted. */
+export type SplitOfferView = C.SplitOfferView;
+/** The shuffle's public side (docs/fairness.md): commitments, never a secret seed. */
+export type FairnessView = C.FairnessView;
 
 /** A seat's line of a deal's result sheet. */
 export interface DealPlayerResult {
@@ -513,10 +497,7 @@ export interface Pong {
 }
 
 /** A seated person's presence at the table: connected, or away since `away_since` (ms). */
-export interface PlayerPresence {
-  connected: boolean;
-  away_since: number | null;
-}
+export type PlayerPresence = C.PlayerPresence;
 
 /** Who of the game's people has the table open (bots have none), by user id. */
 export interface Presence {

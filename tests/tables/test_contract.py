@@ -118,7 +118,7 @@ def _page_check(tmp_path: Path, change: tuple[str, str] | None) -> subprocess.Co
     [
         ("  prize_pool_display: string;", "  prize_pool_display: string | null;"),  # nullability
         ("  seats_taken: number;", "  seats_taken?: number;"),  # optionality
-        ("  away_since: number | null;", "  away_since: string | null;"),  # a type, in a nested part
+        ("  is_bot: boolean;", "  is_bot: string;"),  # a type, in a nested part (a seat row of a list)
     ],
     ids=["nullable", "optional", "nested"],
 )
@@ -211,6 +211,12 @@ def test_the_schema_refuses_a_message_the_contract_does_not_declare(
     assert not validator.is_valid({**good, "extra": 1})
     assert not validator.is_valid({**good, "version": "3"})
     assert not validator.is_valid({"type": "notice", "kind": "game_cancelled", "message": "bye"})
+    # a part of a message (a TypedDict) holds its declared fields and nothing else
+    presence = contract.Presence(players={"7": {"connected": True, "away_since": None}}).wire()
+    assert validator.is_valid(presence)
+    assert not validator.is_valid(
+        {**presence, "players": {"7": {"connected": True, "away_since": None, "ip": "x"}}}
+    )
 
 
 pytestmark_sockets = pytest.mark.django_db(transaction=True)
