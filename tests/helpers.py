@@ -17,9 +17,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def site_packages() -> list[str]:
-    """The site's own packages, as pyproject.toml installs them."""
+    """The site's own top-level packages, as pyproject.toml installs them (a sub-package such as
+    ``tables.game`` is in its parent's folder)."""
     with (ROOT / "pyproject.toml").open("rb") as f:
-        return list(tomllib.load(f)["tool"]["setuptools"]["packages"])
+        return [p for p in tomllib.load(f)["tool"]["setuptools"]["packages"] if "." not in p]
 
 
 def session_cookie(user: User) -> str:
