@@ -11,6 +11,7 @@ the event log and runs the signals, as in production.
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -141,6 +142,11 @@ def scanned(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str,
         names = ("shower", "gainer", "folder", "waiter", "careless", "friend", "other")
         users = {name: player(name, chips=1_000_000) for name in names}
         rng = random.Random(38)
+        # the games' seeds and the deals' server seeds from the same stream: the module's games are
+        # the same at every run (drawn by the secrets module, they differed, and so did what the
+        # scan found)
+        mp.setattr(secrets, "token_hex", lambda n=32: rng.randbytes(n).hex())
+        mp.setattr(secrets, "randbits", rng.getrandbits)
         pairs: list[tuple[str, Policy, str, Policy]] = [
             ("shower", _wrong_shower, "gainer", _honest),
             ("folder", _clock_folder, "waiter", _honest),
