@@ -22,9 +22,10 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
+from django.core.signals import setting_changed
 from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
-from django.dispatch import Signal
+from django.dispatch import Signal, receiver
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -197,10 +198,21 @@ def _session_store() -> Any:
 def _session_logs_in(user: User, row: dict[str, Any], session_key: str) -> bool:
     """Whether the session would log ``user`` in now, as it would an HTTP request."""
     if "session_data" in row:
-        site = (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS, "|", *settings.AUTHENTICATION_BACKENDS)
-        return _session_data_logs_in(user.pk, row["password"], row["session_data"] or "", site)
+        return _session_data_logs_in(user.pk, row["password"], row["session_data"] or "", _site())
     # a session engine without rows (cache, files): ask it
     return _logs_in(_session_store()(session_key=session_key).load(), user.pk)
+
+
+@functools.cache
+def _site() -> tuple[str, ...]:
+    """What a session's answer depends on besides its data: the signing keys and the backends."""
+    return (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS, "|", *settings.AUTHENTICATION_BACKENDS)
+
+
+@receiver(setting_changed)
+def _site_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in {"SECRET_KEY", "SECRET_KEY_FALLBACKS", "AUTHENTICATION_BACKENDS"}:
+        _site.cache_clear()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -169,9 +169,8 @@ def table_changed(
     and each consumer sends its own player nothing but that player's view,
     the one of the seat ``seat_of`` (user id -> seat) gives that player.
     """
-    layer = get_channel_layer()
-    if layer is None or _is_suppressed():
-        return
+    if get_channel_layer() is None or _is_suppressed():
+        return  # before the views are encoded: nobody listens
     message: dict[str, Any] = {
         "type": "table.changed",
         "game_id": game_id,
@@ -186,15 +185,7 @@ def table_changed(
     batch = [(table_group(table_id), message)]
     if lobby:  # seats or status changed: what the lobby lists
         batch.append((LOBBY_GROUP, {"type": "lobby.update", "tables": [table_id]}))
-    _count(batch)
-    if _hand_to_loop(batch):
-        return
-    try:
-        for group, notice in batch:
-            async_to_sync(layer.group_send)(group, notice)
-    except Exception:  # a lost notice is recovered by the version gap check
-        instruments.notice_failed()
-        logger.exception("could not notify table %s of version %s", table_id, version)
+    _send(batch, what=f"table {table_id}'s version {version}")  # a lost one: the version gap check
 
 
 def _count(batch: list[tuple[str, dict[str, Any]]]) -> None:
@@ -203,7 +194,8 @@ def _count(batch: list[tuple[str, dict[str, Any]]]) -> None:
         instruments.notices_sent(notice["type"])
 
 
-def _send(batch: list[tuple[str, dict[str, Any]]]) -> None:
+def _send(batch: list[tuple[str, dict[str, Any]]], *, what: str | None = None) -> None:
+    """Send ``batch`` in order, from the bound loop when there is one; ``what`` names it in the log."""
     layer = get_channel_layer()
     if layer is None or _is_suppressed():
         return
@@ -215,7 +207,7 @@ def _send(batch: list[tuple[str, dict[str, Any]]]) -> None:
             async_to_sync(layer.group_send)(group, notice)
     except Exception:  # a notice is a courtesy; the state is in the database
         instruments.notice_failed()
-        logger.exception("could not send %s", [m.get("type") for _, m in batch])
+        logger.exception("could not send %s", what or [m.get("type") for _, m in batch])
 
 
 def seat_view(*, user_id: int, table_id: int, game_id: int, version: int, request_id: str) -> None:
