@@ -204,7 +204,7 @@ def _session_logs_in(user: User, row: dict[str, Any], session_key: str) -> bool:
 
 
 @functools.cache
-def _site() -> tuple[str, ...]:
+def _site() -> tuple[str | bytes, ...]:
     """What a session's answer depends on besides its data: the signing keys and the backends."""
     return (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS, "|", *settings.AUTHENTICATION_BACKENDS)
 
@@ -216,7 +216,7 @@ def _site_changed(*, setting: str, **kwargs: Any) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _session_data_logs_in(user_id: int, password: str, data: str, site: tuple[str, ...]) -> bool:
+def _session_data_logs_in(user_id: int, password: str, data: str, site: tuple[str | bytes, ...]) -> bool:
     """``_logs_in`` of a session's stored data. The answer is kept for the same data, password hash
     (the user's row, read with the block) and ``site`` (its keys and its authentication backends):
     a socket asks again with its every action, and Django's answer costs a query, a signature and
