@@ -13,7 +13,6 @@ import enum
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from game_engine import events as ev
 from game_engine import fairness
@@ -157,8 +156,8 @@ class DealState:
             out.append(self.finish_slot)
         return out
 
-    def public_result(self) -> dict[str, Any]:
-        players: dict[str, Any] = {}
+    def public_result(self) -> ev.DealResult:
+        players: dict[str, ev.DealPlayerResult] = {}
         for s in self.order:
             shown = self.shown.get(s)
             players[str(s)] = {

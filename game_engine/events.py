@@ -19,7 +19,9 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args, get_origin
+
+from game_engine.shapes import TypedDict, fields_shape
 
 #: Field metadata: leave the field out of the wire object when it is None.
 OMIT_NONE: dict[str, bool] = {"omit_none": True}
@@ -86,7 +88,12 @@ class SeatLeft(Event):
 class GameStarted(Event):
     type: ClassVar[str] = "game_started"
     doc: ClassVar[str] = "the game started; `players`: `[{seat, name}]` in engine seat order"
-    players: list[dict[str, Any]]
+    players: list[StartedPlayer]
+
+
+class StartedPlayer(TypedDict):
+    seat: int
+    name: str
 
 
 # ---------------------------------------------------------------------- a deal
@@ -239,13 +246,25 @@ class DealOver(Event):
     cut_joker: str
     wild_rank: int
     finish_card: str | None
-    players: dict[str, dict[str, Any]]
+    players: dict[str, DealPlayerResult]
     #: The client seeds and the commitment (docs/fairness.md).
     client_seeds: list[str]
     commitment: str
     #: The revealed server seed: to the game's seats only, who check the shuffle with it; with
     #: the client seeds it opens every hand of the deal, which a spectator never saw.
     server_seed: str | None = dataclasses.field(default=None, metadata=SEATS_ONLY)
+
+
+class DealPlayerResult(TypedDict):
+    """A seat's line of a deal's result sheet."""
+
+    status: str
+    """Its ``deal.SeatStatus``."""
+    points: int
+    deal_show: bool
+    reason: str | None
+    """Why it was out of the deal: ``first_drop``, ``middle_drop``, ``wrong_show``, ``missed_turns``, ``auto_drop``, ``left``..."""
+    groups: list[list[str]] | None
 
 
 # ---------------------------------------------------------------------- the pool game
@@ -405,6 +424,22 @@ SEATS_ONLY_FIELDS: dict[str, frozenset[str]] = {
 }
 
 
+if TYPE_CHECKING:  # mypy reads no TypedDict made at run time; the schema and the page's types do
+    DealResult = dict[str, Any]
+    GameResult = dict[str, Any]
+else:
+    DealResult = fields_shape(
+        DealOver,
+        "DealResult",
+        "A deal's result sheet: the ``deal_over`` event's fields (``DealState.public_result``).",
+    )
+    GameResult = fields_shape(
+        GameOver,
+        "GameResult",
+        "The end of a game: the ``game_over`` event's fields (a view's and a game's ``result``).",
+    )
+
+
 def for_spectators(message: dict[str, Any]) -> dict[str, Any]:
     """An event's wire object as a spectator gets it: without its ``SEATS_ONLY`` fields.
 
@@ -448,6 +483,7 @@ def type_words(annotation: str, aliases: Mapping[str, Any] | None = None) -> str
             values = ", ".join(repr(v) for v in get_args(alias))
             annotation = re.sub(rf"\b{name}\b", f"Literal[{values}]", annotation)
     text = annotation.replace("Literal[True] | None", "true").replace(" | None", " or null")
+    text = text.replace("Literal[True]", "true").replace("Literal[False]", "false")
     text = re.sub(r"Literal\[(.*?)\]", lambda m: m.group(1).replace("'", '"').replace(", ", " or "), text)
     return text.replace("|", "or")
 

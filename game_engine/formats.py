@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from game_engine.errors import PoolRuleError
+from game_engine.shapes import fields_shape
 
 POOL: Final = "pool"
 POINTS: Final = "points"
@@ -83,7 +84,7 @@ class TableRules:
     def replace(self, **changes: Any) -> TableRules:
         return dataclasses.replace(self, **changes)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RulesView:
         return {name: getattr(self, name) for name in _FIELD_NAMES}
 
     @classmethod
@@ -101,6 +102,13 @@ class TableRules:
 
 
 _FIELD_NAMES: Final[tuple[str, ...]] = tuple(f.name for f in dataclasses.fields(TableRules))
+
+if TYPE_CHECKING:  # mypy reads no TypedDict made at run time; the schema and the page's types do
+    RulesView = dict[str, Any]
+else:
+    RulesView = fields_shape(
+        TableRules, "RulesView", "A table's rules as a view carries them (``TableRules.to_dict``)."
+    )
 
 FORMATS: Final[dict[str, TableRules]] = {
     "61": TableRules(

@@ -9,17 +9,15 @@ deal's server seed is in a seat's ``last_result`` only: a spectator's has none
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-# typing's TypedDict on Python 3.11 gives pydantic, which makes the page's types from these, too
-# little to read them by (tables/contract.py)
-from typing_extensions import TypedDict
+from typing import Literal
 
 from game_engine import deal as dl
 from game_engine import fairness
 from game_engine.cards import Card, is_joker
-from game_engine.events import DeadlineKind, result_for_spectators
+from game_engine.events import DeadlineKind, DealResult, GameResult, result_for_spectators
+from game_engine.formats import RulesView
 from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GamePhase, GameState
+from game_engine.shapes import TypedDict
 
 #: What a player may send (``legal``: a hint; the engine decides).
 PlayerActionType = Literal[
@@ -43,14 +41,16 @@ class PlayerView(TypedDict):
     """One seat of a view: the public side of its player."""
 
     seat: int
-    id: str  # the player's user id, as a string
+    id: str
+    """The player's user id, as a string."""
     name: str
     score: int
     eliminated: bool
     left: bool
     rejoins: int
     drops_remaining: int
-    extra_ms: int  # the extra-time bank left
+    extra_ms: int
+    """The extra-time bank left."""
     in_deal: bool
     status: dl.SeatStatus | None
     card_count: int
@@ -72,14 +72,16 @@ class RejoinOfferView(TypedDict):
 
 
 class SplitOfferView(TypedDict):
-    amounts: dict[str, int]  # by seat, as a string
+    amounts: dict[str, int]
+    """By seat, as a string."""
     accepted: list[int]
 
 
 class ClientSeedView(TypedDict):
     seat: int
     seed: str
-    generated: bool  # made by the server: the player sent none
+    generated: bool
+    """Made by the server: the player sent none."""
 
 
 class FairnessView(TypedDict):
@@ -100,7 +102,7 @@ class View(TypedDict):
     phase: GamePhase
     format: Literal["pool", "points"]
     pool_limit: int
-    rules: dict[str, Any]
+    rules: RulesView
     seat: int | None
     players: list[PlayerView]
     deal_no: int
@@ -112,10 +114,11 @@ class View(TypedDict):
     prize_pool: int
     rejoin_offer: RejoinOfferView | None
     split_offer: SplitOfferView | None
-    last_result: dict[str, Any] | None
-    result: dict[str, Any] | None
+    last_result: DealResult | None
+    result: GameResult | None
     fairness: FairnessView
     legal: list[PlayerActionType]
+    """A hint of the actions this seat may send now; the server decides."""
     auto_drop: bool | None
     deal_phase: dl.DealPhase | None
     turn: int | None
@@ -127,13 +130,16 @@ class View(TypedDict):
     wild_rank: int | None
     finish_slot_filled: bool
     declarer: int | None
-    shown: dict[str, list[list[str]]]  # groups shown so far in the declaration, by seat
+    shown: dict[str, list[list[str]]]
+    """Groups shown so far in the declaration, by seat."""
     hand: list[str] | None
+    """This seat's own: None for a spectator and outside a deal."""
     arrangement: list[list[str]] | None
     arranged: bool
     drawn_card: str | None
     can_pick_open: bool
-    drop_points: int | None  # what a drop costs this seat now; None when it may not drop
+    drop_points: int | None
+    """What a drop costs this seat now; None when it may not drop."""
 
 
 def _codes(cards: list[Card]) -> list[str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +30,11 @@ from typing import Any, ClassVar, Literal, TypeVar, Union
 from pydantic import TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, is_typeddict
 
 from game_engine import events as ev
-from game_engine.events import OMIT_NONE
+from game_engine import views
+from game_engine.events import OMIT_NONE, GameResult
 from game_engine.views import View  # one seat's view (docs/protocol.md, "The view"): ``view_for``
 from tables import errors
 
@@ -67,8 +69,10 @@ class TableSummary(TypedDict):
     status: Literal["open", "playing"]
     practice: bool
     private: bool
+    """The player's own practice table."""
     game_id: int | None
     prize_pool: int
+    """What a full table pays its winner: every seat's fee less the rake."""
     prize_pool_display: str
     decks: int
     turn_seconds: int
@@ -77,8 +81,25 @@ class TableSummary(TypedDict):
 #: The quick messages' phrases, by the key the page sends (their words: ``tables.realtime.quick.PHRASES``).
 QuickPhrase = Literal["good_game", "well_played", "please_hurry", "sorry_connection"]
 
+#: How a cancelled game's money went (``tables.game.staffops``).
+Settlement = Literal["refund", "split", "none"]
+
 #: A game's status on the wire: PoolGame.Status's values.
 GameStatus = Literal["waiting", "running", "finished", "cancelled"]
+
+
+class CancelledResult(TypedDict):
+    """A game staff cancelled: its ``result`` (``tables.game.staffops``)."""
+
+    cancelled: Literal[True]
+    message: str
+    rule: str
+    fees_paid: int
+    settlement: Settlement
+    payouts: dict[str, int]
+    """By user id, in paise."""
+    rake: int
+    prize_pool: int
 
 
 class GameHeader(TypedDict):
@@ -89,7 +110,8 @@ class GameHeader(TypedDict):
     version: int
     deadline_at: str | None
     deadline_kind: str
-    result: dict[str, Any] | None
+    """``start`` (the start countdown), ``bots`` (bots fill the seats), an engine ``DeadlineKind``, or empty."""
+    result: GameResult | CancelledResult | None
 
 
 class SeatRow(TypedDict):
@@ -108,9 +130,9 @@ class You(TypedDict):
     name: str
     position: int | None
     seat: int | None
-    #: Whether this user may take a seat in the table's next game (``Table.open_to``): the page's
-    #: "Join the next game" on a finished table's final sheet.
     may_join: bool
+    """Whether this user may take a seat in the table's next game (``Table.open_to``): the page's
+    "Join the next game" on a finished table's final sheet."""
 
 
 class PlayerPresence(TypedDict):
@@ -231,37 +253,57 @@ class ViewChanged(Message):
 
 @_message
 @dataclass(slots=True)
-class Result(Message):
+class Accepted(Message):
     type: ClassVar[str] = "result"
     doc: ClassVar[str] = (
-        "the answer to one `action`: `ok` and the game's `version`, or `error` (nothing changed); "
-        "`repeated` when the `request_id` was answered before"
+        "the answer to one `action` the game took: the game's `version` after it; `repeated` when "
+        "the `request_id` was answered before"
     )
     request_id: str | None
-    ok: bool
-    version: int | None = _omit_none()
-    error: ErrorBody | None = _omit_none()
+    ok: Literal[True]
+    version: int
     repeated: Literal[True] | None = _omit_none()
 
 
 @_message
 @dataclass(slots=True)
-class Evaluation(Message):
+class Refused(Message):
+    type: ClassVar[str] = "result"
+    doc: ClassVar[str] = "the answer to one `action` refused: the `error`; nothing changed"
+    request_id: str | None
+    ok: Literal[False]
+    error: ErrorBody
+
+
+def result(request_id: str | None, answer: dict[str, Any]) -> dict[str, Any]:
+    """The ``result`` message of a service's ``answer`` (``ok`` and its version, or ``error``)."""
+    return (Accepted if answer["ok"] else Refused)(request_id=request_id, **answer).wire()
+
+
+@_message
+@dataclass(slots=True)
+class Evaluated(Message):
     type: ClassVar[str] = "evaluation"
     doc: ClassVar[str] = (
         "the answer to `evaluate`: each group's `kind` and `points`, the `points` of the whole, "
         "whether it is a `valid` declaration and `score`, the points capped at the table's full "
         "count (docs/rules.md §5.4), and for 14 cards `finish_with`: the card to put in the finish "
-        "slot for a valid declaration (absent when there is none); or `error`"
+        "slot for a valid declaration (absent when there is none)"
     )
     request_id: str | None
-    ok: bool
-    groups: list[GroupVerdict] | None = _omit_none()
-    points: int | None = _omit_none()
-    valid: bool | None = _omit_none()
-    score: int | None = _omit_none()
+    ok: Literal[True]
+    groups: list[GroupVerdict]
+    points: int
+    valid: bool
+    score: int
     finish_with: str | None = _omit_none()
-    error: ErrorBody | None = _omit_none()
+
+
+@_message
+@dataclass(slots=True)
+class NotEvaluated(Refused):
+    type: ClassVar[str] = "evaluation"
+    doc: ClassVar[str] = "the answer to an `evaluate` refused: the `error`"
 
 
 @_message
@@ -285,7 +327,7 @@ class GameCancelledNotice(Message):
     game_id: int
     message: str
     money: str
-    settlement: Literal["refund", "split", "none"]
+    settlement: Settlement
     payouts: dict[str, int]
     payouts_display: dict[str, str]
 
@@ -369,8 +411,10 @@ TABLE_MESSAGES: tuple[type[Message], ...] = (
     Snapshot,
     Update,
     ViewChanged,
-    Result,
-    Evaluation,
+    Accepted,
+    Refused,
+    Evaluated,
+    NotEvaluated,
     Error,
     GameCancelledNotice,
     PlayReminderNotice,
@@ -465,8 +509,18 @@ class _Schema(GenerateJsonSchema):
         return out
 
 
+def _with_field_docs(*modules: Any) -> None:
+    """Have pydantic read the string under each field of the modules' ``TypedDict``s as its
+    description, which the page's types carry as a comment."""
+    for module in modules:
+        for value in vars(module).values():
+            if is_typeddict(value) and "__pydantic_config__" not in vars(value):
+                value.__pydantic_config__ = {"use_attribute_docstrings": True}
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of every server -> client message (``oneOf``), the events and the errors."""
+    _with_field_docs(sys.modules[__name__], ev, views)
     union = Union[MESSAGES]  # type: ignore[valid-type]  # noqa: UP007
     schema = TypeAdapter(union).json_schema(schema_generator=_Schema, ref_template="#/$defs/{model}")
     return {

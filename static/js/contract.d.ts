@@ -12,8 +12,10 @@ export type ServerMessage =
   | Snapshot
   | Update
   | ViewChanged
-  | Result
-  | Evaluation
+  | Accepted
+  | Refused
+  | Evaluated
+  | NotEvaluated
   | Error
   | GameCancelledNotice
   | PlayReminderNotice
@@ -65,8 +67,14 @@ export interface TableSummary {
   seats_taken: number;
   status: "open" | "playing";
   practice: boolean;
+  /**
+   * The player's own practice table.
+   */
   private: boolean;
   game_id: number | null;
+  /**
+   * What a full table pays its winner: every seat's fee less the rake.
+   */
   prize_pool: number;
   prize_pool_display: string;
   decks: number;
@@ -80,10 +88,46 @@ export interface GameHeader {
   status: "waiting" | "running" | "finished" | "cancelled";
   version: number;
   deadline_at: string | null;
+  /**
+   * ``start`` (the start countdown), ``bots`` (bots fill the seats), an engine ``DeadlineKind``, or empty.
+   */
   deadline_kind: string;
-  result: {
-    [k: string]: unknown;
-  } | null;
+  result: GameResult | CancelledResult | null;
+}
+/**
+ * The end of a game: the ``game_over`` event's fields (a view's and a game's ``result``).
+ */
+export interface GameResult {
+  payouts: {
+    [k: string]: number;
+  };
+  rake: number;
+  prize_pool: number;
+  fees_paid: number;
+  winner: string | null;
+  winner_seat: number | null;
+  split: ("manual" | "auto") | null;
+  scores: {
+    [k: string]: number;
+  };
+}
+/**
+ * A game staff cancelled: its ``result`` (``tables.game.staffops``).
+ */
+export interface CancelledResult {
+  cancelled: true;
+  message: string;
+  rule: string;
+  fees_paid: number;
+  settlement: "refund" | "split" | "none";
+  /**
+   * By user id, in paise.
+   */
+  payouts: {
+    [k: string]: number;
+  };
+  rake: number;
+  prize_pool: number;
 }
 /**
  * A taken chair: ``position`` at the table, ``seat`` in the engine (None before the start).
@@ -102,6 +146,10 @@ export interface You {
   name: string;
   position: number | null;
   seat: number | null;
+  /**
+   * Whether this user may take a seat in the table's next game (``Table.open_to``): the page's
+   * "Join the next game" on a finished table's final sheet.
+   */
   may_join: boolean;
 }
 /**
@@ -114,9 +162,7 @@ export interface View {
   phase: GamePhase;
   format: "pool" | "points";
   pool_limit: number;
-  rules: {
-    [k: string]: unknown;
-  };
+  rules: RulesView;
   seat: number | null;
   players: PlayerView[];
   deal_no: number;
@@ -130,13 +176,12 @@ export interface View {
   prize_pool: number;
   rejoin_offer: RejoinOfferView | null;
   split_offer: SplitOfferView | null;
-  last_result: {
-    [k: string]: unknown;
-  } | null;
-  result: {
-    [k: string]: unknown;
-  } | null;
+  last_result: DealResult | null;
+  result: GameResult | null;
   fairness: FairnessView;
+  /**
+   * A hint of the actions this seat may send now; the server decides.
+   */
   legal: (
     | "draw"
     | "discard"
@@ -163,21 +208,59 @@ export interface View {
   wild_rank: number | null;
   finish_slot_filled: boolean;
   declarer: number | null;
+  /**
+   * Groups shown so far in the declaration, by seat.
+   */
   shown: {
     [k: string]: string[][];
   };
+  /**
+   * This seat's own: None for a spectator and outside a deal.
+   */
   hand: string[] | null;
   arrangement: string[][] | null;
   arranged: boolean;
   drawn_card: string | null;
   can_pick_open: boolean;
+  /**
+   * What a drop costs this seat now; None when it may not drop.
+   */
   drop_points: number | null;
+}
+/**
+ * A table's rules as a view carries them (``TableRules.to_dict``).
+ */
+export interface RulesView {
+  kind: "pool" | "points";
+  pool_limit: number;
+  first_drop: number;
+  middle_drop: number;
+  full_count: number;
+  wrong_show: number;
+  rejoin_threshold: number;
+  decks: number;
+  min_players: number;
+  max_players: number;
+  turn_ms: number;
+  extra_time_ms: number;
+  declare_ms: number;
+  next_deal_ms: number;
+  rejoin_ms: number;
+  split_ms: number;
+  entry_fee: number;
+  rake_bp: number;
+  auto_split_min_fee: number;
+  rejoin_max_fee: number | null;
+  point_value: number;
 }
 /**
  * One seat of a view: the public side of its player.
  */
 export interface PlayerView {
   seat: number;
+  /**
+   * The player's user id, as a string.
+   */
   id: string;
   name: string;
   score: number;
@@ -185,6 +268,9 @@ export interface PlayerView {
   left: boolean;
   rejoins: number;
   drops_remaining: number;
+  /**
+   * The extra-time bank left.
+   */
   extra_ms: number;
   in_deal: boolean;
   status: SeatStatus | null;
@@ -205,10 +291,46 @@ export interface RejoinOfferView {
   fee: number;
 }
 export interface SplitOfferView {
+  /**
+   * By seat, as a string.
+   */
   amounts: {
     [k: string]: number;
   };
   accepted: number[];
+}
+/**
+ * A deal's result sheet: the ``deal_over`` event's fields (``DealState.public_result``).
+ */
+export interface DealResult {
+  deal_no: number;
+  winner: number | null;
+  declarer: number | null;
+  cut_joker: string;
+  wild_rank: number;
+  finish_card: string | null;
+  players: {
+    [k: string]: DealPlayerResult;
+  };
+  client_seeds: string[];
+  commitment: string;
+  server_seed?: string;
+}
+/**
+ * A seat's line of a deal's result sheet.
+ */
+export interface DealPlayerResult {
+  /**
+   * Its ``deal.SeatStatus``.
+   */
+  status: string;
+  points: number;
+  deal_show: boolean;
+  /**
+   * Why it was out of the deal: ``first_drop``, ``middle_drop``, ``wrong_show``, ``missed_turns``, ``auto_drop``, ``left``...
+   */
+  reason: string | null;
+  groups: string[][] | null;
 }
 /**
  * The shuffle's public side (docs/fairness.md): commitments, never a secret seed.
@@ -222,6 +344,9 @@ export interface FairnessView {
 export interface ClientSeedView {
   seat: number;
   seed: string;
+  /**
+   * Made by the server: the player sent none.
+   */
   generated: boolean;
 }
 /**
@@ -296,10 +421,12 @@ export interface SeatLeft {
  */
 export interface GameStarted {
   type: "game_started";
-  players: {
-    [k: string]: unknown;
-  }[];
+  players: StartedPlayer[];
   version?: number;
+}
+export interface StartedPlayer {
+  seat: number;
+  name: string;
 }
 /**
  * toss cards by seat, the play order and the dealer (docs/rules.md §6.1)
@@ -445,9 +572,7 @@ export interface DealOver {
   wild_rank: number;
   finish_card: string | null;
   players: {
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: DealPlayerResult;
   };
   client_seeds: string[];
   commitment: string;
@@ -588,15 +713,23 @@ export interface ViewChanged {
   view: View;
 }
 /**
- * the answer to one action: ok and the game's version, or error (nothing changed); repeated when the request_id was answered before
+ * the answer to one action the game took: the game's version after it; repeated when the request_id was answered before
  */
-export interface Result {
+export interface Accepted {
   type: "result";
   request_id: string | null;
-  ok: boolean;
-  version?: number;
-  error?: ErrorBody;
+  ok: true;
+  version: number;
   repeated?: true;
+}
+/**
+ * the answer to one action refused: the error; nothing changed
+ */
+export interface Refused {
+  type: "result";
+  request_id: string | null;
+  ok: false;
+  error: ErrorBody;
 }
 /**
  * Every error a client sees (``tables.errors.error_payload``).
@@ -648,22 +781,30 @@ export interface ErrorBody {
   message: string;
 }
 /**
- * the answer to evaluate: each group's kind and points, the points of the whole, whether it is a valid declaration and score, the points capped at the table's full count (docs/rules.md §5.4), and for 14 cards finish_with: the card to put in the finish slot for a valid declaration (absent when there is none); or error
+ * the answer to evaluate: each group's kind and points, the points of the whole, whether it is a valid declaration and score, the points capped at the table's full count (docs/rules.md §5.4), and for 14 cards finish_with: the card to put in the finish slot for a valid declaration (absent when there is none)
  */
-export interface Evaluation {
+export interface Evaluated {
   type: "evaluation";
   request_id: string | null;
-  ok: boolean;
-  groups?: GroupVerdict[];
-  points?: number;
-  valid?: boolean;
-  score?: number;
+  ok: true;
+  groups: GroupVerdict[];
+  points: number;
+  valid: boolean;
+  score: number;
   finish_with?: string;
-  error?: ErrorBody;
 }
 export interface GroupVerdict {
   kind: "pure_sequence" | "impure_sequence" | "set" | "invalid";
   points: number;
+}
+/**
+ * the answer to an evaluate refused: the error
+ */
+export interface NotEvaluated {
+  type: "evaluation";
+  request_id: string | null;
+  ok: false;
+  error: ErrorBody;
 }
 /**
  * a message refused before it was read as an action (the socket stays open)

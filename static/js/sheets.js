@@ -200,12 +200,15 @@ export function ResultSheet({ s, t }) {
     }
   }
   if (res) {
-    const winner = res.winner != null ? v.players.find((p) => p.id === String(res.winner)) : null;
+    // a cancelled game's result (staff's) names no winner and no split
+    const won = "winner" in res ? res.winner : null;
+    const split = "split" in res ? res.split : null;
+    const winner = won != null ? v.players.find((p) => p.id === String(won)) : null;
     // who was paid: a split pays the players left (even a share of ₹0, §8.3); eliminated players are not listed
     const left = (/** @type {string} */ pid) => { const p = v.players.find((x) => x.id === pid); return p ? !p.eliminated : res.payouts[pid] > 0; };
-    const paid = Object.keys(res.payouts || {}).filter((pid) => !res.split || left(pid));
+    const paid = Object.keys(res.payouts || {}).filter((pid) => !split || left(pid));
     parts.push(html`<div class="final" id="final-result">
-      <h3>${res.split ? "The prize was split" : winner ? html`<span aria-hidden="true">★ </span>${winner.name + " wins the pool!"}` : "Game over"}</h3>
+      <h3>${split ? "The prize was split" : winner ? html`<span aria-hidden="true">★ </span>${winner.name + " wins the pool!"}` : "Game over"}</h3>
       <p>${free ? "A free table: played for practice, no prize." : "Prize pool " + t.money(res.prize_pool) + (res.rake ? " · platform fee " + t.money(res.rake) : "")}</p>
       <ul>${paid.map((pid) => {
         const p = v.players.find((x) => x.id === pid);

@@ -28,13 +28,14 @@ from sitemetrics import instruments
 from tables import protocol
 from tables.contract import (
     Error,
-    Evaluation,
+    Evaluated,
+    NotEvaluated,
     Pong,
     Presence,
     QuickMessage,
-    Result,
     Update,
     ViewChanged,
+    result,
 )
 from tables.errors import REFUSALS, BadAction, NoGameRunning, NotSeated, error_payload
 from tables.game import notify, selectors
@@ -222,9 +223,9 @@ class TableConsumer(SocketConsumer):
             wild = wild if wild is not None else self.wild_rank
             if wild is None:
                 raise NoGameRunning("there is no deal, so no wild rank, to evaluate against")
-            return Evaluation(request_id=request_id, ok=True, **verdict(groups, wild, self.full_count)).wire()
+            return Evaluated(request_id=request_id, ok=True, **verdict(groups, wild, self.full_count)).wire()
         except REFUSALS as exc:
-            return Evaluation(request_id=request_id, ok=False, error=error_body(exc)).wire()
+            return NotEvaluated(request_id=request_id, ok=False, error=error_body(exc)).wire()
 
     async def handle_action(self, content: dict[str, Any]) -> None:
         """One action, answered by a ``result``: refused (and nothing written) unless well formed."""
@@ -255,7 +256,7 @@ class TableConsumer(SocketConsumer):
                 "ok": False,
                 "error": error_payload("unavailable", "the game could not be reached; send the action again"),
             }
-        await self.send_json(Result(request_id=request_id, **answer).wire())
+        await self.send_json(result(request_id, answer))
         instruments.table_action(_action_kind(content), _outcome(answer), time.perf_counter() - self.arrived)
         self.log_action(content, request_id, answer)
 

@@ -73,55 +73,6 @@ def test_the_browser_reads_only_catalogued_fields() -> None:
     assert not unknown, f"static/js reads event fields the catalogue does not have: {unknown}"
 
 
-def _wire_interfaces() -> dict[str, tuple[list[str], set[str], str | None]]:
-    """The interfaces of static/js/wire.d.ts: the ones each extends, its own top-level fields and its
-    ``type`` literal, if it has one."""
-    text = (ROOT / "static" / "js" / "wire.d.ts").read_text(encoding="utf-8")
-    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
-    found: dict[str, tuple[list[str], set[str], str | None]] = {}
-    for head in re.finditer(r"(?:export )?interface (\w+)(?: extends ([\w, ]+))? \{", text):
-        depth, end = 1, head.end()
-        while depth:
-            depth += {"{": 1, "}": -1}.get(text[end], 0)
-            end += 1
-        body = text[head.end() : end - 1]
-        while re.search(r"\{[^{}]*\}", body):  # nested object types are not the interface's fields
-            body = re.sub(r"\{[^{}]*\}", "object", body)
-        kind = re.search(r'\btype: "(\w+)"', body)
-        bases = [b.strip() for b in (head.group(2) or "").split(",") if b.strip()]
-        found[head.group(1)] = (bases, set(re.findall(r"(\w+)\??:", body)), kind.group(1) if kind else None)
-    return found
-
-
-def test_the_browser_types_of_events_are_the_catalogue() -> None:
-    """static/js/wire.d.ts, written by hand until it is generated, types every catalogued event with
-    exactly its fields, and its GameEvent union holds them all."""
-    interfaces = _wire_interfaces()
-
-    def fields(name: str) -> set[str]:
-        bases, own, _ = interfaces[name]
-        return own.union(*(fields(b) for b in bases))
-
-    typed = {
-        kind: name for name, (_, _, kind) in interfaces.items() if kind is not None and name.endswith("Event")
-    }
-    text = (ROOT / "static" / "js" / "wire.d.ts").read_text(encoding="utf-8")
-    union = re.search(r"export type GameEvent =([^;]*);", text)
-    assert union is not None, "wire.d.ts has lost its GameEvent union"
-    assert set(re.findall(r"\w+", union.group(1))) == set(typed.values())
-    assert set(CATALOGUE) <= set(typed), (
-        f"events without a browser type: {sorted(set(CATALOGUE) - set(typed))}"
-    )
-    # game_cancelled: written by tables/game/staffops.py, not (yet) in the engine's catalogue
-    assert set(typed) - set(CATALOGUE) <= {"game_cancelled"}, sorted(set(typed) - set(CATALOGUE))
-    differ = {
-        kind: sorted(fields(typed[kind]) ^ ({"type", "version"} | set(ev.fields_of(cls))))
-        for kind, cls in CATALOGUE.items()
-        if fields(typed[kind]) != {"type", "version"} | set(ev.fields_of(cls))
-    }
-    assert not differ, f"wire.d.ts and game_engine/events.py disagree on these fields: {differ}"
-
-
 # ---------------------------------------------------------------------- verify_action
 def _cards_in(value: Any) -> set[str]:
     if isinstance(value, str):

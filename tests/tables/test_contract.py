@@ -3,13 +3,14 @@ and the error catalogue declare, and docs/protocol.md and the page's JSON Schema
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, NotRequired, get_args
 
 import jsonschema
 import pytest
@@ -17,6 +18,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from game_engine import errors as engine_errors
+from game_engine import events, views
 from game_engine.events import CATALOGUE as EVENTS
 from game_engine.game import GameState
 from tables import contract, errors, services
@@ -98,38 +100,47 @@ def test_the_handler_check_sees_a_missing_case(tmp_path: Path, monkeypatch: pyte
 
 
 # ---------------------------------------------------------------------- the page's types
-def _page_check(tmp_path: Path, change: tuple[str, str] | None) -> subprocess.CompletedProcess[str]:
-    """tsc over the page's wire types and the contract's, ``change`` (old, new) made to the page's."""
-    page = (ROOT / "static/js/wire.d.ts").read_text(encoding="utf-8")
-    if change is not None:
-        assert page.count(change[0]) == 1, change[0]
-        page = page.replace(*change)
-    (tmp_path / "wire.d.ts").write_text(page, encoding="utf-8")
-    shutil.copy(ROOT / "static/js/contract.d.ts", tmp_path / "contract.d.ts")
-    options = {"strict": True, "noEmit": True, "target": "es2022", "module": "es2022", "types": []}
-    config = {"compilerOptions": {**options, "moduleResolution": "bundler"}, "include": ["*.d.ts"]}
-    (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    tsc = ROOT / "node_modules/.bin/tsc"
-    return subprocess.run([str(tsc), "-p", str(tmp_path)], capture_output=True, text=True, check=False)
+def _page_check(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The page's code checked by tsc against the types made from the contract as it is now: its
+    schema written, ``json2ts`` run over it, as ``manage.py wire_contract`` and
+    ``npm run wire-types`` do, into a copy of static/."""
+    static = tmp_path / "static"
+    if not static.exists():
+        shutil.copytree(ROOT / "static", static)
+        shutil.copy(ROOT / "tsconfig.json", tmp_path / "tsconfig.json")
+        (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
+    schema = static / "js/contract.schema.json"
+    schema.write_text(contract.schema_text(), encoding="utf-8")
+    bin_ = ROOT / "node_modules/.bin"
+    run = functools.partial(subprocess.run, capture_output=True, text=True, check=False, cwd=tmp_path)
+    made = run([str(bin_ / "json2ts"), "-i", str(schema), "-o", str(static / "js/contract.d.ts")])
+    assert made.returncode == 0, made.stderr
+    return run([str(bin_ / "tsc"), "-p", str(tmp_path)])
 
 
 @pytest.mark.parametrize(
-    "change",
+    ("shape", "name", "declared", "page"),
     [
-        ("  prize_pool_display: string;", "  prize_pool_display: string | null;"),  # nullability
-        ("  seats_taken: number;", "  seats_taken?: number;"),  # optionality
-        ("  is_bot: boolean;", "  is_bot: string;"),  # a type, in a nested part (a seat row of a list)
+        (views.PlayerView, "name", str | None, "table/dispatch.js"),  # nullability
+        (contract.TableSummary, "seats_taken", NotRequired[int], "lobby.js"),  # optionality
+        (events.DealPlayerResult, "points", int | None, "sheets.js"),  # nested: a seat of a result sheet
     ],
     ids=["nullable", "optional", "nested"],
 )
-def test_the_page_check_refuses_a_field_typed_otherwise_than_the_contract(
-    tmp_path: Path, change: tuple[str, str]
+def test_a_shape_changed_on_the_server_reaches_the_page_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: Any, name: str, declared: Any, page: str
 ) -> None:
-    """The page's types are held to the contract's field by field, types and nullability included,
-    not only their names: a field the page types otherwise fails tsc."""
-    assert _page_check(tmp_path, None).returncode == 0, "the page's types as they are pass"
-    done = _page_check(tmp_path, change)
-    assert done.returncode != 0 and "does not satisfy the constraint 'true'" in done.stdout, done.stdout
+    """A wire shape is declared once, on the server; the page's types are made from it. A field
+    made nullable or optional there is so in the page's types, and the page's code that reads it
+    as always there fails tsc, where it reads it."""
+    assert _page_check(tmp_path).returncode == 0, "the page as it is passes"
+    made = (tmp_path / "static/js/contract.d.ts").read_text(encoding="utf-8")
+    assert made == (ROOT / "static/js/contract.d.ts").read_text(encoding="utf-8"), (
+        "static/js/contract.d.ts is not what the contract makes: run `npm run wire-types`"
+    )
+    monkeypatch.setitem(shape.__annotations__, name, declared)
+    done = _page_check(tmp_path)
+    assert done.returncode != 0 and f"static/js/{page}" in done.stdout, done.stdout
 
 
 # ---------------------------------------------------------------------- the error catalogue

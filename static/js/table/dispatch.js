@@ -1,6 +1,6 @@
 // @ts-check
 // What the server says (docs/protocol.md, "Server → client"), into the state: one case per
-// message type of wire.d.ts, and a `never` check after them, so that a message type added to the
+// message type of the wire (contract.d.ts), and a `never` check after them, so that a message type added to the
 // wire without a case here fails `tsc`. Versions: an update older than what is shown is dropped,
 // one that skips a version asks for a snapshot. Nothing here builds HTML: it changes the state,
 // plays the sounds the game makes, and asks for a paint.
@@ -172,7 +172,7 @@ export function createDispatch({ S, ui, verdicts, resync, yourTurn, arrangeAnswe
 
 /**
  * A message type this page does not know (a newer server): ignored. Typed `never`, so that a
- * message type added to wire.d.ts without a case above fails the type check.
+ * message type added to the server's contract without a case above fails the type check.
  * @param {never} msg
  */
 function unknownMessage(msg) {
