@@ -497,6 +497,17 @@ class _Schema(GenerateJsonSchema):
         out.pop("title", None)
         return out
 
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        """A client message (``tables.protocol``): closed for the page, which sends nothing else."""
+        out = super().model_schema(schema)
+        for prop in out.get("properties", {}).values():
+            prop.pop("title", None)
+            prop.pop("default", None)
+            prop.pop("discriminator", None)
+        out["additionalProperties"] = False
+        out.pop("title", None)
+        return out
+
     def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
         out = super().typed_dict_schema(schema)
         for prop in out.get("properties", {}).values():
@@ -519,21 +530,39 @@ def _with_field_docs(*modules: Any) -> None:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of every server -> client message (``oneOf``), the events and the errors."""
+    """The JSON Schema of the socket messages: what the server sends (``ServerMessage``, with the
+    events and the errors) and what a client sends (``ClientMessage``, ``tables.protocol``)."""
     _with_field_docs(sys.modules[__name__], ev, views)
-    union = Union[MESSAGES]  # type: ignore[valid-type]  # noqa: UP007
-    schema = TypeAdapter(union).json_schema(schema_generator=_Schema, ref_template="#/$defs/{model}")
+    from tables import protocol  # the client's messages; it names a phrase by this module's QuickPhrase
+
+    defs: dict[str, Any] = {}
+    for name, messages, doc in (
+        ("ServerMessage", MESSAGES, "What the server sends on the table and lobby sockets."),
+        ("ClientMessage", protocol.CLIENT_MESSAGES, "What a client sends on the table socket."),
+    ):
+        union = Union[messages]  # type: ignore[valid-type]  # noqa: UP007
+        made = TypeAdapter(union).json_schema(schema_generator=_Schema, ref_template="#/$defs/{model}")
+        clash = {key for key, value in made["$defs"].items() if defs.get(key, value) != value}
+        if clash:
+            raise ValueError(f"two wire shapes are called {sorted(clash)}")
+        defs.update(made["$defs"])
+        defs[name] = {"description": doc, "oneOf": made["anyOf"]}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "contract.schema.json",
-        "title": "ServerMessage",
+        "title": "Wire",
         "description": (
-            "The server -> client messages of the table and lobby sockets (docs/protocol.md). "
-            "Generated from tables/contract.py by `manage.py wire_contract`; do not edit. "
-            "Error codes: docs/protocol.md, Errors."
+            "The messages of the table and lobby sockets (docs/protocol.md), by who sends them. "
+            "Generated from tables/contract.py and tables/protocol.py by `manage.py wire_contract`; "
+            "do not edit. Error codes: docs/protocol.md, Errors."
         ),
-        "oneOf": schema["anyOf"],
-        "$defs": schema["$defs"],
+        "type": "object",
+        "properties": {
+            "server": {"$ref": "#/$defs/ServerMessage"},
+            "client": {"$ref": "#/$defs/ClientMessage"},
+        },
+        "additionalProperties": False,
+        "$defs": defs,
     }
 
 

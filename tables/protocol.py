@@ -15,15 +15,18 @@ and sizes only: whether a card is in the hand or the move is legal is the engine
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import types
 from collections.abc import Mapping
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from game_engine import actions
 from game_engine.actions import MAX_CARD_TEXT, MAX_GROUPS, UNSTAMPED, Action, action_from_dict
+from game_engine.cards import Card
 from game_engine.errors import RummyError
 from tables.contract import QuickPhrase
 from tables.errors import BadAction, ProtocolError
@@ -134,33 +137,120 @@ def request_id_of(content: dict[str, Any]) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# the actions (docs/protocol.md): the engine's dataclasses say what each one holds
+# what a client sends (docs/protocol.md, "Client -> server"): each message a model below, whose
+# JSON Schema is the page's ``ClientMessage`` type (tables/contract.py); an action's fields are
+# its engine dataclass's (game_engine/actions.py)
 # ---------------------------------------------------------------------------
 CardText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CARD_TEXT)]
 Group = Annotated[list[CardText], Field(max_length=MAX_GROUPS)]
 Groups = Annotated[list[Group], Field(max_length=MAX_GROUPS)]
+RequestId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_REQUEST_ID)]
+#: Read strictly (no ``1`` for ``true``); a field the message does not declare is ignored.
+_READ = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
-class _Evaluate(BaseModel):
+class EvaluateMessage(BaseModel):
     """``evaluate``: the engine's verdict on groups; ``wild_rank`` defaults to the current deal's."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    model_config = _READ
+    type: Literal["evaluate"]
+    request_id: RequestId
     groups: Groups
     wild_rank: Annotated[int, Field(ge=1, le=13)] | None = None
 
 
-_EVALUATE = TypeAdapter(_Evaluate)
+class QuickRequest(BaseModel):
+    """``quick``: one of the table's fixed phrases (``tables.contract.QuickPhrase``), by its key."""
+
+    model_config = _READ
+    type: Literal["quick"]
+    phrase: QuickPhrase
+
+
+class SnapshotRequest(BaseModel):
+    """``snapshot``: a fresh snapshot; with ``since``, what happened after that version."""
+
+    model_config = _READ
+    type: Literal["snapshot"]
+    since: Annotated[int, Field(ge=0)] | None = None
+
+
+class PingMessage(BaseModel):
+    """``ping``: answered by ``pong``."""
+
+    model_config = _READ
+    type: Literal["ping"]
+
+
+#: The engine's types of an action's fields, as JSON carries them.
+_ON_THE_WIRE: dict[Any, Any] = {Card: CardText, actions.Groups: Groups}
+
+
+def _action_model(cls: type[Action]) -> type[BaseModel]:
+    """The player's action ``cls`` as the page sends it: its dataclass's fields but the seat and
+    time, which the server stamps (for the schema: ``parse_action`` reads the dataclass itself)."""
+    hints = get_type_hints(cls)
+    fields: dict[str, Any] = {"type": (Literal[cls.type], ...)}
+    for f in dataclasses.fields(cls):
+        if f.name in ("seat", "at"):
+            continue
+        tp = hints[f.name]
+        if get_origin(tp) in (Union, types.UnionType):
+            tp = Union[tuple(_ON_THE_WIRE.get(a, a) for a in get_args(tp))]  # noqa: UP007
+        wire = _ON_THE_WIRE.get(tp, tp)
+        fields[f.name] = (wire, f.default) if f.default is not dataclasses.MISSING else (wire, ...)
+    name = "".join(part.title() for part in cls.type.split("_")) + "Action"
+    written = cls.__doc__ if cls.__doc__ and not cls.__doc__.startswith(f"{cls.__name__}(") else None
+    return create_model(name, __config__=_READ, __doc__=written, **fields)
+
+
+#: Every action a player sends, by type (``game_engine.actions.PLAYER_ACTIONS``): made at import.
+PlayerAction: Any = Annotated[
+    Union[tuple(_action_model(cls) for cls in actions.PLAYER_ACTIONS.values())],  # noqa: UP007
+    Field(discriminator="type"),
+]
+
+
+class ActionMessage(BaseModel):
+    """``action``: one move of the player's, answered by a ``result``."""
+
+    model_config = _READ
+    type: Literal["action"]
+    request_id: RequestId
+    action: PlayerAction  # type: ignore[valid-type]  # a Union made at import from the engine's actions
+
+
+#: Every message a client sends.
+CLIENT_MESSAGES: tuple[type[BaseModel], ...] = (
+    ActionMessage,
+    EvaluateMessage,
+    QuickRequest,
+    SnapshotRequest,
+    PingMessage,
+)
+
+
+def _first_problem(exc: ValidationError) -> str:
+    first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+    where = ".".join(str(part) for part in first["loc"]) or "message"
+    return f"{where}: {first['msg']}"
 
 
 def parse_evaluate(content: dict[str, Any]) -> tuple[list[list[str]], int | None]:
     """The groups and wild rank of an ``evaluate`` message; ``BadAction`` (``bad_request``) if not."""
     try:
-        parsed = _EVALUATE.validate_python(content)
+        parsed = EvaluateMessage.model_validate(content)
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "message"
-        raise BadAction(f"evaluate: {where}: {first['msg']}") from None
+        raise BadAction(f"evaluate: {_first_problem(exc)}") from None
     return [list(g) for g in parsed.groups], parsed.wild_rank
+
+
+def parse_snapshot(content: dict[str, Any]) -> int | None:
+    """The ``since`` of a ``snapshot`` message; ``BadAction`` (``bad_request``) if it is not a version."""
+    try:
+        return SnapshotRequest.model_validate(content).since
+    except ValidationError:
+        raise BadAction("snapshot: 'since' must be a version, a whole number from 0") from None
 
 
 def parse_action(action: Any) -> Action:
@@ -187,19 +277,9 @@ def player_action(action: Action | Mapping[str, Any]) -> Action:
     return action
 
 
-class _Quick(BaseModel):
-    """``quick``: one of the table's fixed phrases (``tables.contract.QuickPhrase``), by its key."""
-
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-    phrase: QuickPhrase
-
-
-_QUICK = TypeAdapter(_Quick)
-
-
 def parse_quick(content: dict[str, Any]) -> QuickPhrase:
     """The phrase key of a ``quick`` message; ``BadAction`` (``bad_request``) if it names none."""
     try:
-        return _QUICK.validate_python(content).phrase
+        return QuickRequest.model_validate(content).phrase
     except ValidationError:
         raise BadAction(f"quick: 'phrase' must be one of {', '.join(get_args(QuickPhrase))}") from None

@@ -6,7 +6,7 @@
  */
 
 /**
- * The server -> client messages of the table and lobby sockets (docs/protocol.md). Generated from tables/contract.py by `manage.py wire_contract`; do not edit. Error codes: docs/protocol.md, Errors.
+ * What the server sends on the table and lobby sockets.
  */
 export type ServerMessage =
   | Snapshot
@@ -37,7 +37,18 @@ export type SeatStatus = "playing" | "dropped" | "wrong_show" | "won" | "shown";
  * Where a deal stands.
  */
 export type DealPhase = "turn" | "finishing" | "showing" | "done";
+/**
+ * What a client sends on the table socket.
+ */
+export type ClientMessage = ActionMessage | EvaluateMessage | QuickRequest | SnapshotRequest | PingMessage;
 
+/**
+ * The messages of the table and lobby sockets (docs/protocol.md), by who sends them. Generated from tables/contract.py and tables/protocol.py by `manage.py wire_contract`; do not edit. Error codes: docs/protocol.md, Errors.
+ */
+export interface Wire {
+  server?: ServerMessage;
+  client?: ClientMessage;
+}
 /**
  * on connect and when asked: everything this socket's user may see now; game null before anyone sits, view null while the game waits for players; on a table socket, presence of the game's people (as in presence)
  */
@@ -881,4 +892,129 @@ export interface LobbyUpdate {
   type: "lobby_update";
   tables: number[];
   rows: TableSummary[] | null;
+}
+/**
+ * ``action``: one move of the player's, answered by a ``result``.
+ */
+export interface ActionMessage {
+  type: "action";
+  request_id: string;
+  action:
+    | DrawAction
+    | DiscardAction
+    | FinishAction
+    | ShowAction
+    | ArrangeAction
+    | DropAction
+    | AutoDropAction
+    | ImBackAction
+    | RejoinAction
+    | SplitAcceptAction
+    | SplitDeclineAction
+    | LeaveAction
+    | ClientSeedAction;
+}
+export interface DrawAction {
+  type: "draw";
+  source: "closed" | "open";
+}
+export interface DiscardAction {
+  type: "discard";
+  card: string;
+}
+/**
+ * Place ``card`` in the finish slot; with ``groups`` the show is made at once,
+ * otherwise the declarer has the declaration time to send ``show``.
+ */
+export interface FinishAction {
+  type: "finish";
+  card: string;
+  groups?: string[][] | null;
+}
+/**
+ * Show the hand in groups: the declarer after ``finish``, or a loser after a valid show.
+ */
+export interface ShowAction {
+  type: "show";
+  /**
+   * @maxItems 14
+   */
+  groups: string[][];
+}
+/**
+ * Set the player's current grouping (must be exactly their hand); nobody else sees it.
+ */
+export interface ArrangeAction {
+  type: "arrange";
+  /**
+   * @maxItems 14
+   */
+  groups: string[][];
+}
+export interface DropAction {
+  type: "drop";
+}
+export interface AutoDropAction {
+  type: "auto_drop";
+  on?: boolean;
+}
+export interface ImBackAction {
+  type: "im_back";
+}
+/**
+ * Sent by the server after charging the entry fee again (docs/rules.md §7).
+ */
+export interface RejoinAction {
+  type: "rejoin";
+}
+export interface SplitAcceptAction {
+  type: "split_accept";
+}
+export interface SplitDeclineAction {
+  type: "split_decline";
+}
+/**
+ * Leave the table / forfeit the game (also declines a rejoin offer).
+ */
+export interface LeaveAction {
+  type: "leave";
+}
+/**
+ * The player's own seed for the verifiable shuffle (docs/fairness.md), used from the next deal.
+ */
+export interface ClientSeedAction {
+  type: "client_seed";
+  seed: string;
+}
+/**
+ * ``evaluate``: the engine's verdict on groups; ``wild_rank`` defaults to the current deal's.
+ */
+export interface EvaluateMessage {
+  type: "evaluate";
+  request_id: string;
+  /**
+   * @maxItems 14
+   */
+  groups: string[][];
+  wild_rank?: number | null;
+}
+/**
+ * ``quick``: one of the table's fixed phrases (``tables.contract.QuickPhrase``), by its key.
+ */
+export interface QuickRequest {
+  type: "quick";
+  phrase: "good_game" | "well_played" | "please_hurry" | "sorry_connection";
+}
+/**
+ * ``snapshot``: a fresh snapshot; with ``since``, what happened after that version.
+ */
+export interface SnapshotRequest {
+  type: "snapshot";
+  since?: number | null;
+}
+/**
+ * ``ping``: answered by ``pong``.
+ */
+export interface PingMessage {
+  type: "ping";
 }

@@ -7,9 +7,8 @@
 // fails when either is stale. A field changed there changes the types here, and tsc checks the
 // page's code against it. This file only names those types, and the unions a page switches over.
 //
-// What the page sends (`Action`, `ClientMessage`) is still written here: the server reads it with
-// the engine's action dataclasses (game_engine/actions.py, tables/protocol.py), which make no
-// schema yet; the check at the end holds the action types to the view's `legal`.
+// What the page sends is declared in tables/protocol.py, an action's fields by its dataclass in
+// game_engine/actions.py, and generated the same way (`ClientMessage`).
 //
 // Numbers: money in paise, times in ms since the epoch (`*_ms`, `deadline`, `at`), seats are the
 // engine's seat numbers. Object keys that are seats or user ids are strings, as in JSON.
@@ -56,30 +55,12 @@ export type GameCancelledNotice = C.GameCancelledNotice;
 export type LobbyUpdate = C.LobbyUpdate;
 
 // ---------------------------------------------------------------------------- client -> server
+export type ClientMessage = C.ClientMessage;
+/** A player's move (game_engine/actions.py, less the seat and time the server stamps). */
+export type Action = C.ActionMessage["action"];
 export type ActionType = Action["type"];
-export type Action =
-  | { type: "draw"; source: "closed" | "open" }
-  | { type: "discard"; card: CardCode }
-  | { type: "finish"; card: CardCode; groups: Groups }
-  | { type: "show"; groups: Groups }
-  | { type: "arrange"; groups: Groups }
-  | { type: "drop" }
-  | { type: "auto_drop"; on: boolean }
-  | { type: "im_back" }
-  | { type: "client_seed"; seed: string }
-  | { type: "rejoin" }
-  | { type: "split_accept" }
-  | { type: "split_decline" }
-  | { type: "leave" };
 
-export type ClientMessage =
-  | { type: "action"; request_id: string; action: Action }
-  | { type: "evaluate"; request_id: string; groups: Groups; wild_rank?: number | null }
-  | { type: "quick"; phrase: QuickPhrase }
-  | { type: "snapshot"; since?: number }
-  | { type: "ping" };
-
-/** Every action a player may send, and no other, is one the view's `legal` can name. */
+/** Every action a player may send (the engine's actions), and no other, is one the view's `legal` names. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Held<T extends true> = T;
 export type ActionsHeld = Held<Same<ActionType, C.View["legal"][number]>>;

@@ -170,7 +170,12 @@ class TableConsumer(SocketConsumer):
     async def receive_message(self, content: dict[str, Any]) -> None:
         kind = content.get("type")
         if kind == "snapshot":
-            await self.send_snapshot_since(content.get("since"))
+            try:
+                since = protocol.parse_snapshot(content)
+            except BadAction as exc:
+                await self.send_error("bad_request", str(exc))
+                return
+            await self.send_snapshot_since(since)
         elif kind == "ping":
             await self.send_json(Pong(version=self.version).wire())
         elif kind == "action":
@@ -370,15 +375,12 @@ class TableConsumer(SocketConsumer):
         """A message for people at the table (a cancelled game), forwarded as it is (docs/protocol.md)."""
         await self.send_json(event["notice"])
 
-    async def send_snapshot_since(self, since: Any) -> None:
+    async def send_snapshot_since(self, since: int | None) -> None:
         """``snapshot``; with ``since`` (the version a reconnected page showed before), the
         events since then as a rebuilt ``update`` when the game is the same, so that the page can
         say what happened while it was away; a snapshot when it is not."""
         if since is None:
             await self.send_snapshot()
-            return
-        if type(since) is not int or since < 0:
-            await self.send_error("bad_request", "snapshot: 'since' must be a version, a whole number from 0")
             return
         if self.game_id is None or since >= self.version:
             await self.send_snapshot()

@@ -107,15 +107,14 @@ def _page_check(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     static = tmp_path / "static"
     if not static.exists():
         shutil.copytree(ROOT / "static", static)
-        shutil.copy(ROOT / "tsconfig.json", tmp_path / "tsconfig.json")
+        for name in ("tsconfig.json", "package.json"):
+            shutil.copy(ROOT / name, tmp_path / name)
         (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
-    schema = static / "js/contract.schema.json"
-    schema.write_text(contract.schema_text(), encoding="utf-8")
-    bin_ = ROOT / "node_modules/.bin"
+    (static / "js/contract.schema.json").write_text(contract.schema_text(), encoding="utf-8")
     run = functools.partial(subprocess.run, capture_output=True, text=True, check=False, cwd=tmp_path)
-    made = run([str(bin_ / "json2ts"), "-i", str(schema), "-o", str(static / "js/contract.d.ts")])
+    made = run(["npm", "run", "-s", "wire-types"])
     assert made.returncode == 0, made.stderr
-    return run([str(bin_ / "tsc"), "-p", str(tmp_path)])
+    return run([str(ROOT / "node_modules/.bin/tsc"), "-p", str(tmp_path)])
 
 
 @pytest.mark.parametrize(
@@ -203,7 +202,7 @@ def test_every_api_error_is_code_rule_message(client: Client) -> None:
 def validator() -> jsonschema.Draft202012Validator:
     schema = json.loads((ROOT / contract.SCHEMA_PATH).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/ServerMessage"})
 
 
 def _valid(validator: jsonschema.Draft202012Validator, message: Message) -> None:
@@ -228,6 +227,43 @@ def test_the_schema_refuses_a_message_the_contract_does_not_declare(
     assert not validator.is_valid(
         {**presence, "players": {"7": {"connected": True, "away_since": None, "ip": "x"}}}
     )
+
+
+def _documented_client_messages() -> list[dict[str, Any]]:
+    """The JSON examples of docs/protocol.md's "Client → server" section."""
+    text = (ROOT / contract.PROTOCOL_PATH).read_text(encoding="utf-8")
+    section = text.split("## Client → server", 1)[1].split("## Server → client", 1)[0]
+    found: list[dict[str, Any]] = []
+    decoder = json.JSONDecoder()
+    for block in re.findall(r"```json\n(.*?)```", section, flags=re.S):
+        at = 0
+        while (start := block.find("{", at)) != -1:
+            message, at = decoder.raw_decode(block, start)
+            found.append(message)
+    return found
+
+
+def test_the_documented_client_messages_are_the_declared_ones() -> None:
+    """What docs/protocol.md shows a client sending is what tables/protocol.py declares (the page's
+    ``ClientMessage``), and the schema refuses what the server would refuse."""
+    schema = json.loads((ROOT / contract.SCHEMA_PATH).read_text(encoding="utf-8"))
+    sent = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/ClientMessage"})
+    documented = _documented_client_messages()
+    kinds = {m["type"] for m in documented} | {m["action"]["type"] for m in documented if "action" in m}
+    assert {"action", "evaluate", "snapshot", "quick", "ping", "draw", "finish", "arrange"} <= kinds, kinds
+    for message in documented:
+        assert sent.is_valid(message), message
+    draw = {"type": "action", "request_id": "c-1", "action": {"type": "draw", "source": "closed"}}
+    assert sent.is_valid(draw)
+    for wrong in (
+        {**draw, "action": {"type": "draw", "source": "deck"}},
+        {**draw, "action": {"type": "timeout"}},  # the server's own action
+        {**draw, "request_id": ""},
+        {"type": "evaluate", "request_id": "e", "groups": [["AH"]], "wild_rank": 14},
+        {"type": "snapshot", "since": -1},
+        {"type": "quick", "phrase": "hello"},
+    ):
+        assert not sent.is_valid(wrong), wrong
 
 
 pytestmark_sockets = pytest.mark.django_db(transaction=True)
