@@ -36,7 +36,8 @@ from game_engine import events as ev
 from game_engine import views
 from game_engine.events import OMIT_NONE, GameResult
 from game_engine.views import View  # one seat's view (docs/protocol.md, "The view"): ``view_for``
-from tables import errors
+from tables import errors, protocol
+from tables.protocol import QuickPhrase
 
 #: Where ``json_schema()`` is kept for the page (generated; a test keeps it current).
 SCHEMA_PATH = "static/js/contract.schema.json"
@@ -77,9 +78,6 @@ class TableSummary(TypedDict):
     decks: int
     turn_seconds: int
 
-
-#: The quick messages' phrases, by the key the page sends (their words: ``tables.realtime.quick.PHRASES``).
-QuickPhrase = Literal["good_game", "well_played", "please_hurry", "sorry_connection"]
 
 #: How a cancelled game's money went (``tables.game.staffops``).
 Settlement = Literal["refund", "split", "none"]
@@ -533,7 +531,6 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of the socket messages: what the server sends (``ServerMessage``, with the
     events and the errors) and what a client sends (``ClientMessage``, ``tables.protocol``)."""
     _with_field_docs(sys.modules[__name__], ev, views)
-    from tables import protocol  # the client's messages; it names a phrase by this module's QuickPhrase
 
     defs: dict[str, Any] = {}
     for name, messages, doc in (

@@ -28,7 +28,6 @@ from game_engine import actions
 from game_engine.actions import MAX_CARD_TEXT, MAX_GROUPS, UNSTAMPED, Action, action_from_dict
 from game_engine.cards import Card
 from game_engine.errors import RummyError
-from tables.contract import QuickPhrase
 from tables.errors import BadAction, ProtocolError
 
 #: The largest text frame accepted (a finish or an arrangement is well under 1 KB).
@@ -159,8 +158,12 @@ class EvaluateMessage(BaseModel):
     wild_rank: Annotated[int, Field(ge=1, le=13)] | None = None
 
 
+#: The quick messages' phrases, by the key the page sends (their words: ``tables.realtime.quick.PHRASES``).
+QuickPhrase = Literal["good_game", "well_played", "please_hurry", "sorry_connection"]
+
+
 class QuickRequest(BaseModel):
-    """``quick``: one of the table's fixed phrases (``tables.contract.QuickPhrase``), by its key."""
+    """``quick``: one of the table's fixed phrases (``QuickPhrase``), by its key."""
 
     model_config = _READ
     type: Literal["quick"]

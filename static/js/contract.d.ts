@@ -999,7 +999,7 @@ export interface EvaluateMessage {
   wild_rank?: number | null;
 }
 /**
- * ``quick``: one of the table's fixed phrases (``tables.contract.QuickPhrase``), by its key.
+ * ``quick``: one of the table's fixed phrases (``QuickPhrase``), by its key.
  */
 export interface QuickRequest {
   type: "quick";

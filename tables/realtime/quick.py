@@ -13,7 +13,7 @@ from typing import Final
 from django.conf import settings
 from django.core.cache import cache
 
-from tables.contract import QuickPhrase
+from tables.protocol import QuickPhrase
 
 #: The phrases, by the key the page sends. The page shows ``text``; a muted page shows none.
 PHRASES: Final[dict[QuickPhrase, str]] = {

@@ -21,7 +21,7 @@ from game_engine import errors as engine_errors
 from game_engine import events, views
 from game_engine.events import CATALOGUE as EVENTS
 from game_engine.game import GameState
-from tables import contract, errors, services
+from tables import contract, errors, protocol, services
 from tables.game import staffops
 from tables.models import GameEvent, PoolGame, Table, TableSettings
 from tables.realtime import quick, reminders
@@ -47,7 +47,7 @@ def test_the_wire_names_every_value_the_models_hold() -> None:
     wire each is a ``Literal`` the page's types are made from: the two say the same values."""
     assert set(get_args(contract.TableFormat)) == set(TableSettings.Format.values)
     assert set(get_args(contract.GameStatus)) == set(PoolGame.Status.values)
-    assert set(get_args(contract.QuickPhrase)) == set(quick.PHRASES)
+    assert set(get_args(protocol.QuickPhrase)) == set(quick.PHRASES)
 
 
 def test_the_protocol_document_lists_every_message_notice_kind_and_error_code() -> None:
