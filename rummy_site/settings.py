@@ -590,7 +590,7 @@ SPECTACULAR_SETTINGS = {
     # every error answer documented with the one Error shape (tables/contract.py)
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "tables.contract.document_api_errors",
+        "tables.wiredocs.document_api_errors",
     ],
 }
 

@@ -2,7 +2,7 @@
 
 A refusal is raised, not answered here: the API's exception handler (``errors.api_exception_handler``)
 gives every error the one shape ``{code, rule, message}`` and the status of its code; the schema
-documents each error answer with that shape (``contract.document_api_errors``).
+documents each error answer with that shape (``wiredocs.document_api_errors``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tables.serializers import LobbyTableSerializer
 
 
 def refused(why: str) -> OpenApiResponse:
-    """An error answer of an operation: its body is the one ``Error`` shape (``contract.document_api_errors``)."""
+    """An error answer of an operation: its body is the one ``Error`` shape (``wiredocs.document_api_errors``)."""
     return OpenApiResponse(description=why)
 
 

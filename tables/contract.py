@@ -6,10 +6,9 @@ sends is a dataclass below, and every place that sends one builds it here and se
 out while it is None). The events inside an ``update`` are the engine's catalogue
 (``game_engine.events``), the error bodies ``tables.errors``' catalogue.
 
-From these declarations come docs/protocol.md's message and error tables (``messages_table``,
-``errors_table``) and ``static/js/contract.schema.json`` (``json_schema``), the JSON Schema the
-page's types are made from; ``manage.py wire_contract`` writes them and
-``tests/tables/test_contract.py`` fails when they differ from the declarations.
+From these declarations come docs/protocol.md's message and error tables and
+``static/js/contract.schema.json``, the JSON Schema the page's types are made from
+(``tables.wiredocs``).
 
 ``wire()`` (and ``build(**fields)``, the same without making an object) is made for each class
 when it is declared (``_message``), as ``dataclasses`` makes ``__init__``: an ``update`` is built
@@ -19,28 +18,15 @@ for every seat at every move, so ``Update.build`` costs what the dict literal it
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar, Union
 
-from pydantic import TypeAdapter
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
-from typing_extensions import TypedDict, is_typeddict
+from typing_extensions import TypedDict
 
 from game_engine import events as ev
-from game_engine import views
 from game_engine.events import OMIT_NONE, GameResult
 from game_engine.views import View  # one seat's view (docs/protocol.md, "The view"): ``view_for``
-from tables import errors, protocol
 from tables.protocol import QuickPhrase
-
-#: Where ``json_schema()`` is kept for the page (generated; a test keeps it current).
-SCHEMA_PATH = "static/js/contract.schema.json"
 
 
 # ---------------------------------------------------------------------- the parts of messages
@@ -426,200 +412,3 @@ LOBBY_MESSAGES: tuple[type[Message], ...] = (LobbyUpdate, Pong, Error)
 MESSAGES: tuple[type[Message], ...] = (*TABLE_MESSAGES, LobbyUpdate)
 #: The notice kinds (``notice.kind``).
 NOTICE_KINDS: tuple[str, ...] = tuple(m.kind for m in MESSAGES if m.kind)
-
-
-def name_of(message: type[Message]) -> str:
-    """``update``, or ``notice`` + ``game_cancelled`` as ``notice.game_cancelled``."""
-    return f"{message.type}.{message.kind}" if message.kind else message.type
-
-
-# ---------------------------------------------------------------------- docs/protocol.md
-def _type_text(f: dataclasses.Field[Any]) -> str:
-    """A field's annotation in words (``ev.type_words``), this module's ``Literal`` names spelled out."""
-    return ev.type_words(str(f.type), globals())
-
-
-def messages_table() -> str:
-    """docs/protocol.md's table of server -> client messages (a test keeps them equal)."""
-    lines = ["| message | socket | fields | when |", "|---|---|---|---|"]
-    for message in MESSAGES:
-        where = ", ".join(
-            name for name, group in (("table", TABLE_MESSAGES), ("lobby", LOBBY_MESSAGES)) if message in group
-        )
-        parts = []
-        for f in dataclasses.fields(message):
-            absent = " (absent when null)" if f.metadata.get("omit_none") else ""
-            parts.append(f"`{f.name}`: {_type_text(f)}{absent}")
-        name = f"`{message.type}` (`kind`: `{message.kind}`)" if message.kind else f"`{message.type}`"
-        lines.append(f"| {name} | {where} | {', '.join(parts) or 'none'} | {message.doc} |")
-    return "\n".join(lines) + "\n"
-
-
-def errors_table() -> str:
-    """docs/protocol.md's table of error codes, from ``tables.errors.CATALOGUE``."""
-    lines = ["| code | HTTP | raised by | when |", "|---|---|---|---|"]
-    for entry in errors.CATALOGUE:
-        raised = ", ".join(f"`{cls.__name__}`" for cls in entry.raised_by) or "the socket itself"
-        lines.append(f"| `{entry.code}` | {entry.status} | {raised} | {entry.doc} |")
-    return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------------- JSON Schema for the page
-class _Schema(GenerateJsonSchema):
-    """pydantic's JSON Schema of the dataclasses, plus what it cannot see: the ``type`` (and
-    ``kind``) each class names in a ``ClassVar``, and fields left out while None (not null)."""
-
-    def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
-        out = super().dataclass_schema(schema)
-        cls = schema["cls"]
-        props = out.setdefault("properties", {})
-        for f in dataclasses.fields(cls):
-            prop = props.get(f.name, {})
-            prop.pop("title", None)
-            prop.pop("default", None)
-            if f.metadata.get("omit_none") and "anyOf" in prop:
-                kept = [alt for alt in prop.pop("anyOf") if alt != {"type": "null"}]
-                prop.update(kept[0] if len(kept) == 1 else {"anyOf": kept})
-        named = {"type": {"const": cls.type}}
-        if getattr(cls, "kind", None):
-            named["kind"] = {"const": cls.kind}
-        if issubclass(cls, ev.Event):  # after a gap (``rebuilt``) each event carries its version
-            props["version"] = {"type": "integer"}
-        out["properties"] = {**named, **props}
-        out["required"] = [*named] + [
-            f.name for f in dataclasses.fields(cls) if not f.metadata.get("omit_none")
-        ]
-        out["additionalProperties"] = False
-        if cls.doc:
-            out["description"] = cls.doc.replace("`", "")
-        out.pop("title", None)
-        return out
-
-    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
-        """A client message (``tables.protocol``): closed for the page, which sends nothing else."""
-        out = super().model_schema(schema)
-        for prop in out.get("properties", {}).values():
-            prop.pop("title", None)
-            prop.pop("default", None)
-            prop.pop("discriminator", None)
-        out["additionalProperties"] = False
-        out.pop("title", None)
-        return out
-
-    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
-        out = super().typed_dict_schema(schema)
-        for prop in out.get("properties", {}).values():
-            prop.pop("title", None)
-        if schema.get("cls") is ErrorBody:
-            out["properties"]["code"]["enum"] = [entry.code for entry in errors.CATALOGUE]
-        # what a part of a message holds, and nothing else: the page's types are closed as well
-        out["additionalProperties"] = False
-        out.pop("title", None)
-        return out
-
-
-def _with_field_docs(*modules: Any) -> None:
-    """Have pydantic read the string under each field of the modules' ``TypedDict``s as its
-    description, which the page's types carry as a comment."""
-    for module in modules:
-        for value in vars(module).values():
-            if is_typeddict(value) and "__pydantic_config__" not in vars(value):
-                value.__pydantic_config__ = {"use_attribute_docstrings": True}
-
-
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of the socket messages: what the server sends (``ServerMessage``, with the
-    events and the errors) and what a client sends (``ClientMessage``, ``tables.protocol``)."""
-    _with_field_docs(sys.modules[__name__], ev, views)
-
-    defs: dict[str, Any] = {}
-    for name, messages, doc in (
-        ("ServerMessage", MESSAGES, "What the server sends on the table and lobby sockets."),
-        ("ClientMessage", protocol.CLIENT_MESSAGES, "What a client sends on the table socket."),
-    ):
-        union = Union[messages]  # type: ignore[valid-type]  # noqa: UP007
-        made = TypeAdapter(union).json_schema(schema_generator=_Schema, ref_template="#/$defs/{model}")
-        clash = {key for key, value in made["$defs"].items() if defs.get(key, value) != value}
-        if clash:
-            raise ValueError(f"two wire shapes are called {sorted(clash)}")
-        defs.update(made["$defs"])
-        defs[name] = {"description": doc, "oneOf": made["anyOf"]}
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "contract.schema.json",
-        "title": "Wire",
-        "description": (
-            "The messages of the table and lobby sockets (docs/protocol.md), by who sends them. "
-            "Generated from tables/contract.py and tables/protocol.py by `manage.py wire_contract`; "
-            "do not edit. Error codes: docs/protocol.md, Errors."
-        ),
-        "type": "object",
-        "properties": {
-            "server": {"$ref": "#/$defs/ServerMessage"},
-            "client": {"$ref": "#/$defs/ClientMessage"},
-        },
-        "additionalProperties": False,
-        "$defs": defs,
-    }
-
-
-def schema_text() -> str:
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
-
-
-# ---------------------------------------------------------------------- the JSON API's errors
-def document_api_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular's postprocessing hook: every error answer of every operation is an ``Error``.
-
-    Views name their refusals' statuses (``OpenApiResponse(description=...)``); the body is the
-    one shape ``api_exception_handler`` gives every API error, declared here once for every app.
-    """
-    components = result.setdefault("components", {}).setdefault("schemas", {})
-    components["Error"] = _error_component()
-    for item in result.get("paths", {}).values():
-        for operation in item.values():
-            for status, answer in operation.get("responses", {}).items():
-                if str(status)[0] in "45":
-                    answer["content"] = {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
-                    }
-    return result
-
-
-def _error_component() -> dict[str, Any]:
-    """``ErrorBody``'s JSON Schema, its ``code`` one of the catalogue's."""
-    return TypeAdapter(ErrorBody).json_schema(schema_generator=_Schema)
-
-
-# ---------------------------------------------------------------------- the generated files
-#: docs/protocol.md's generated sections, between ``<!-- name:begin ... -->`` and ``<!-- name:end -->``.
-PROTOCOL_PATH = "docs/protocol.md"
-SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
-    "events": ("game_engine/events.py", ev.protocol_table),
-    "messages": ("tables/contract.py", messages_table),
-    "errors": ("tables/errors.py", errors_table),
-}
-
-
-def with_sections(text: str) -> str:
-    """docs/protocol.md's ``text`` with each generated section made anew (``SECTIONS``)."""
-    for name, (source, make) in SECTIONS.items():
-        pattern = re.compile(rf"<!-- {name}:begin[^>]*-->\n.*?<!-- {name}:end -->", flags=re.S)
-        block = f"<!-- {name}:begin (generated from {source}) -->\n{make()}<!-- {name}:end -->"
-
-        def keep(_m: re.Match[str], block: str = block) -> str:
-            return block
-
-        text, found = pattern.subn(keep, text)
-        if found != 1:
-            raise ValueError(f"{PROTOCOL_PATH} must hold one {name}:begin/{name}:end section, not {found}")
-    return text
-
-
-def generated_files(root: Path) -> dict[Path, str]:
-    """Each generated file under ``root`` with the text it must hold."""
-    protocol = root / PROTOCOL_PATH
-    return {
-        protocol: with_sections(protocol.read_text(encoding="utf-8")),
-        root / SCHEMA_PATH: schema_text(),
-    }

@@ -21,7 +21,7 @@ from game_engine import errors as engine_errors
 from game_engine import events, views
 from game_engine.events import CATALOGUE as EVENTS
 from game_engine.game import GameState
-from tables import contract, errors, protocol, services
+from tables import contract, errors, protocol, services, wiredocs
 from tables.game import staffops
 from tables.models import GameEvent, PoolGame, Table, TableSettings
 from tables.realtime import quick, reminders
@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # ---------------------------------------------------------------------- the generated files
-@pytest.mark.parametrize("path", [contract.PROTOCOL_PATH, contract.SCHEMA_PATH])
+@pytest.mark.parametrize("path", [wiredocs.PROTOCOL_PATH, wiredocs.SCHEMA_PATH])
 def test_what_is_made_from_the_contract_is_current(path: str) -> None:
-    made = contract.generated_files(ROOT)[ROOT / path]
+    made = wiredocs.generated_files(ROOT)[ROOT / path]
     assert (ROOT / path).read_text(encoding="utf-8") == made, (
         f"{path} differs from tables/contract.py, tables/errors.py and game_engine/events.py: "
         "run `DEBUG=1 .venv/bin/python manage.py wire_contract`"
@@ -51,7 +51,7 @@ def test_the_wire_names_every_value_the_models_hold() -> None:
 
 
 def test_the_protocol_document_lists_every_message_notice_kind_and_error_code() -> None:
-    text = (ROOT / contract.PROTOCOL_PATH).read_text(encoding="utf-8")
+    text = (ROOT / wiredocs.PROTOCOL_PATH).read_text(encoding="utf-8")
     for message in contract.MESSAGES:
         assert f"| `{message.type}`" in text, message
     for kind in contract.NOTICE_KINDS:
@@ -110,7 +110,7 @@ def _page_check(tmp_path: Path) -> subprocess.CompletedProcess[str]:
         for name in ("tsconfig.json", "package.json"):
             shutil.copy(ROOT / name, tmp_path / name)
         (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
-    (static / "js/contract.schema.json").write_text(contract.schema_text(), encoding="utf-8")
+    (static / "js/contract.schema.json").write_text(wiredocs.schema_text(), encoding="utf-8")
     run = functools.partial(subprocess.run, capture_output=True, text=True, check=False, cwd=tmp_path)
     made = run(["npm", "run", "-s", "wire-types"])
     assert made.returncode == 0, made.stderr
@@ -200,7 +200,7 @@ def test_every_api_error_is_code_rule_message(client: Client) -> None:
 # ---------------------------------------------------------------------- the sockets
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads((ROOT / contract.SCHEMA_PATH).read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / wiredocs.SCHEMA_PATH).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/ServerMessage"})
 
@@ -231,7 +231,7 @@ def test_the_schema_refuses_a_message_the_contract_does_not_declare(
 
 def _documented_client_messages() -> list[dict[str, Any]]:
     """The JSON examples of docs/protocol.md's "Client → server" section."""
-    text = (ROOT / contract.PROTOCOL_PATH).read_text(encoding="utf-8")
+    text = (ROOT / wiredocs.PROTOCOL_PATH).read_text(encoding="utf-8")
     section = text.split("## Client → server", 1)[1].split("## Server → client", 1)[0]
     found: list[dict[str, Any]] = []
     decoder = json.JSONDecoder()
@@ -246,7 +246,7 @@ def _documented_client_messages() -> list[dict[str, Any]]:
 def test_the_documented_client_messages_are_the_declared_ones() -> None:
     """What docs/protocol.md shows a client sending is what tables/protocol.py declares (the page's
     ``ClientMessage``), and the schema refuses what the server would refuse."""
-    schema = json.loads((ROOT / contract.SCHEMA_PATH).read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / wiredocs.SCHEMA_PATH).read_text(encoding="utf-8"))
     sent = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/ClientMessage"})
     documented = _documented_client_messages()
     kinds = {m["type"] for m in documented} | {m["action"]["type"] for m in documented if "action" in m}

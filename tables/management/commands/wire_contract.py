@@ -1,5 +1,5 @@
 """Write what is made from the wire contract: docs/protocol.md's events, messages and errors
-tables and static/js/contract.schema.json (``tables.contract``); ``--check`` only compares."""
+tables and static/js/contract.schema.json (``tables.wiredocs``); ``--check`` only compares."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.contract import generated_files
+from tables.wiredocs import generated_files
 
 
 class Command(BaseCommand):
