@@ -11,7 +11,7 @@ import enum
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
 
 from game_engine import codec, fairness
 from game_engine import deal as dl
@@ -40,6 +40,7 @@ from game_engine.errors import IllegalActionError, PoolRuleError, RummyError, Sp
 from game_engine.events import Deadline, DeadlineKind, Event
 from game_engine.formats import TableRules
 from game_engine.pool import can_rejoin, drops_remaining, is_eliminated, prize_pool, rejoin_score
+from game_engine.shapes import TypedDict
 from game_engine.split import auto_split_due, manual_split_eligible, split_amounts
 
 
