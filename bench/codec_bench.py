@@ -8,8 +8,8 @@ play, result sheets, rejoin and split offers), a sample of each. For each librar
 in CPU microseconds (medians over the sample): ``save`` (state to JSON bytes), ``load`` (JSON
 bytes to a state), ``copy`` (a deep copy: the codec's own copier; msgspec and pydantic have
 none, so a load of a save), and whether a state comes back equal. Also ``update``: one seat's
-``update`` message built around its encoded view and made JSON text (``Update.build`` and orjson,
-as ``TableConsumer.table_changed`` does), against a msgspec ``Struct`` and a pydantic model of
+``update`` message built around its encoded view and made JSON text (``Update(...).wire()`` and
+orjson, as ``TableConsumer.table_changed`` does), against a msgspec ``Struct`` and a pydantic model of
 the same fields. msgspec and pydantic read the engine's own dataclasses; only the card is
 taught to them (its code on the wire).
 """
@@ -137,10 +137,8 @@ def update_builders(sample: list[GameState]) -> dict[str, Callable[[GameState], 
     encoder = msgspec.json.Encoder()
 
     def codec(s: GameState) -> bytes:
-        message = Update.build(
-            version=s.version, events=events, view=orjson.Fragment(views[id(s)]), game=game
-        )
-        return orjson.dumps(message)
+        view = orjson.Fragment(views[id(s)])
+        return orjson.dumps(Update(version=s.version, events=events, view=view, game=game).wire())  # type: ignore[arg-type]  # the view as JSON, as the consumer sends it
 
     def with_msgspec(s: GameState) -> bytes:
         return encoder.encode(

@@ -9,10 +9,6 @@ out while it is None). The events inside an ``update`` are the engine's catalogu
 From these declarations come docs/protocol.md's message and error tables and
 ``static/js/contract.schema.json``, the JSON Schema the page's types are made from
 (``tables.wiredocs``).
-
-``wire()`` (and ``build(**fields)``, the same without making an object) is made for each class
-when it is declared (``_message``), as ``dataclasses`` makes ``__init__``: an ``update`` is built
-for every seat at every move, so ``Update.build`` costs what the dict literal it replaces cost.
 """
 
 from __future__ import annotations
@@ -145,42 +141,27 @@ class Message:
     kind: ClassVar[str | None] = None
     #: One line for docs/protocol.md: when it is sent.
     doc: ClassVar[str] = ""
+    #: Each field's name, and whether it is left out while None (``OMIT_NONE``): set by ``_message``.
+    wire_fields: ClassVar[tuple[tuple[str, bool], ...]] = ()
 
-    def wire(self) -> dict[str, Any]:  # made for each class by ``_message``
-        raise NotImplementedError
-
-    @staticmethod
-    def build(**fields: Any) -> dict[str, Any]:  # made for each class by ``_message``
-        """The message as its JSON object, made straight from its fields (no object)."""
-        raise NotImplementedError
+    def wire(self) -> dict[str, Any]:
+        """The message as its JSON object: ``type`` (and ``kind``), then its fields."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.kind:
+            out["kind"] = self.kind
+        for name, omit_none in self.wire_fields:
+            value = getattr(self, name)
+            if value is not None or not omit_none:
+                out[name] = value
+        return out
 
 
 M = TypeVar("M", bound=type[Message])
 
 
 def _message(cls: M) -> M:
-    """Give ``cls`` its ``wire()`` and its ``build(**fields)``: a dict literal of its fields, the
-    ``OMIT_NONE`` ones added when set. ``build`` takes exactly the class's fields (a missing or
-    unknown one is a ``TypeError``, as for the class) and makes no object on the way: the update
-    of every seat at every move is built with it."""
-    fields = dataclasses.fields(cls)
-    kept = [f.name for f in fields if not f.metadata.get("omit_none")]
-    omitted = [f.name for f in fields if f.metadata.get("omit_none")]
-    head = [f"'type': {cls.type!r}"] + ([f"'kind': {cls.kind!r}"] if cls.kind else [])
-    namespace: dict[str, Any] = {}
-    for name, get, params in (
-        ("wire", "self.{}", "self"),
-        ("build", "{}", ", ".join(["*", *kept, *(f"{f}=None" for f in omitted)])),
-    ):
-        body = ", ".join(head + [f"{f!r}: {get.format(f)}" for f in kept])
-        lines = [f"def {name}({params}):", f"    out = {{{body}}}"]
-        lines += [f"    if {get.format(f)} is not None: out[{f!r}] = {get.format(f)}" for f in omitted]
-        lines.append("    return out")
-        exec("\n".join(lines), {}, namespace)  # noqa: S102 - code made from the class's own field names
-        namespace[name].__qualname__ = f"{cls.__qualname__}.{name}"
-        namespace[name].__doc__ = f"The ``{cls.type}`` message as its JSON object."
-    cls.wire = namespace["wire"]  # type: ignore[method-assign]  # each message class gets its generated encoder once
-    cls.build = staticmethod(namespace["build"])  # type: ignore[method-assign]  # made above, as wire is
+    """Note ``cls``'s fields for ``wire()``, once the dataclass has them."""
+    cls.wire_fields = tuple((f.name, bool(f.metadata.get("omit_none"))) for f in dataclasses.fields(cls))
     return cls
 
 

@@ -301,14 +301,14 @@ class TableConsumer(SocketConsumer):
         self.version = version
         self.wild_rank = event.get("wild_rank")
         await self.send_json(
-            Update.build(  # every seat at every move: no object on the way (contract._message)
+            Update(
                 version=version,
                 # a spectator's without what the seats alone get (a finished deal's server seed)
                 events=event["events"] if self.seat is not None else events_for_spectators(event["events"]),
                 # the view arrives as JSON bytes (notify.encode_view) and goes out as they are
-                view=orjson.Fragment(views["spectator"] if self.seat is None else views[str(self.seat)]),
+                view=orjson.Fragment(views["spectator"] if self.seat is None else views[str(self.seat)]),  # type: ignore[arg-type]  # the view's JSON, encoded once for every socket
                 game=event.get("game"),
-            )
+            ).wire()
         )
 
     async def seat_view(self, event: dict[str, Any]) -> None:
