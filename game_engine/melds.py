@@ -17,9 +17,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
 from game_engine.cards import ACE, PRINTED_JOKER_RANK, Card, card_points, parse_cards
+from game_engine.shapes import NotRequired, TypedDict
 
 #: The top position of a run: an Ace played high (Q-K-A) sits at 14.
 ACE_HIGH = 14
@@ -184,7 +185,29 @@ def finish_card(
     return None
 
 
-def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | None = None) -> dict[str, Any]:
+class GroupVerdict(TypedDict):
+    """The engine's verdict on one group."""
+
+    kind: Literal["pure_sequence", "impure_sequence", "set", "invalid"]
+    points: int
+    """What the group's cards count if it does not help (jokers 0)."""
+
+
+class Verdict(TypedDict):
+    """The engine's verdict on groups (``verdict``)."""
+
+    groups: list[GroupVerdict]
+    points: int
+    """The docs/rules.md §5 count of the whole, before the cap."""
+    valid: bool
+    """A valid declaration (docs/rules.md §4, 13 cards)."""
+    score: NotRequired[int]
+    """At a table: ``points`` capped at its full count (docs/rules.md §5.4)."""
+    finish_with: NotRequired[str | None]
+    """At a table, for 14 cards: the card to put in the finish slot for a valid declaration."""
+
+
+def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | None = None) -> Verdict:
     """The engine's verdict on groups written in notation, as the table page labels them.
 
     Each group's ``kind`` and ``points`` (what its cards count if it does not help, jokers 0),
@@ -202,9 +225,9 @@ def verdict(groups: Sequence[Sequence[str]], wild_rank: int, full_count: int | N
         if full_count is None
         else score_arrangement(cards, wild_rank, full_count)
     )
-    answer: dict[str, Any] = {
+    answer: Verdict = {
         "groups": [
-            {"kind": str(kind), "points": _points(g, wild_rank)}
+            {"kind": kind.value, "points": _points(g, wild_rank)}
             for g, kind in zip(cards, scored.kinds, strict=True)
         ],
         "points": scored.points,

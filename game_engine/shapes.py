@@ -14,7 +14,7 @@ from typing import Any, NotRequired, get_args, get_type_hints
 # typing's TypedDict on Python 3.11 gives pydantic too little to read a TypedDict by
 from typing_extensions import TypedDict
 
-__all__ = ["TypedDict", "fields_shape"]
+__all__ = ["NotRequired", "TypedDict", "fields_shape"]
 
 
 def fields_shape(cls: type[Any], name: str, doc: str) -> Any:

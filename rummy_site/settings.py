@@ -587,7 +587,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # every error answer documented with the one Error shape (tables/contract.py)
+    # every error answer documented with the one Error shape (tables/wiredocs.py)
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "tables.wiredocs.document_api_errors",

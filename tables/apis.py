@@ -20,7 +20,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.requests import signed_in
-from game_engine.melds import verdict
+from core.typed_api import serializer_for
+from game_engine.melds import Verdict, verdict
 from tables.errors import BadRequest
 from tables.game import seating, selectors
 from tables.models import PoolGame, Table
@@ -95,7 +96,7 @@ class LobbyApi(APIView):
             user=signed_in(request),
             ids=ids,
         )
-        return Response(LobbyTableSerializer(rows, many=True).data)
+        return Response(rows)
 
 
 class TableDetailApi(APIView):
@@ -327,18 +328,7 @@ class GroupsEvaluateSerializer(serializers.Serializer):  # type: ignore[type-arg
     wild_rank = serializers.IntegerField(min_value=1, max_value=13, help_text="The deal's wild rank (A = 1).")
 
 
-GroupsVerdictSerializer = inline_serializer(
-    name="GroupsVerdict",
-    fields={
-        "groups": inline_serializer(
-            name="GroupVerdict",
-            fields={"kind": serializers.CharField(), "points": serializers.IntegerField()},
-            many=True,
-        ),
-        "points": serializers.IntegerField(),
-        "valid": serializers.BooleanField(),
-    },
-)
+GroupsVerdictSerializer = serializer_for(Verdict, "GroupsVerdict")
 
 
 class GroupsEvaluateApi(APIView):

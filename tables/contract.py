@@ -21,6 +21,7 @@ from typing_extensions import TypedDict
 
 from game_engine import events as ev
 from game_engine.events import OMIT_NONE, GameResult
+from game_engine.melds import GroupVerdict
 from game_engine.views import View  # one seat's view (docs/protocol.md, "The view"): ``view_for``
 from tables.protocol import QuickPhrase
 
@@ -46,6 +47,7 @@ class TableSummary(TypedDict):
     format: TableFormat
     format_label: str
     entry_fee: int
+    """Paise (1 chip = 100)."""
     entry_fee_display: str
     seats: int
     seats_taken: int
@@ -55,7 +57,7 @@ class TableSummary(TypedDict):
     """The player's own practice table."""
     game_id: int | None
     prize_pool: int
-    """What a full table pays its winner: every seat's fee less the rake."""
+    """Paise a full table pays its winner: every seat's fee less the rake."""
     prize_pool_display: str
     decks: int
     turn_seconds: int
@@ -121,11 +123,6 @@ class PlayerPresence(TypedDict):
 
     connected: bool
     away_since: int | None
-
-
-class GroupVerdict(TypedDict):
-    kind: Literal["pure_sequence", "impure_sequence", "set", "invalid"]
-    points: int
 
 
 #: One event of ``game_engine.events.CATALOGUE`` as ``to_wire`` makes it.

@@ -19,10 +19,10 @@ from typing import Any, Union
 from pydantic import TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
-from typing_extensions import is_typeddict
 
+from core.typed_api import read_field_docs
 from game_engine import events as ev
-from game_engine import views
+from game_engine import melds, views
 from tables import contract, errors, protocol
 from tables.contract import LOBBY_MESSAGES, MESSAGES, TABLE_MESSAGES, ErrorBody
 
@@ -115,19 +115,12 @@ class _Schema(GenerateJsonSchema):
         return out
 
 
-def _with_field_docs(*modules: Any) -> None:
-    """Have pydantic read the string under each field of the modules' ``TypedDict``s as its
-    description, which the page's types carry as a comment."""
-    for module in modules:
-        for value in vars(module).values():
-            if is_typeddict(value) and "__pydantic_config__" not in vars(value):
-                value.__pydantic_config__ = {"use_attribute_docstrings": True}
-
-
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of the socket messages: what the server sends (``ServerMessage``, with the
     events and the errors) and what a client sends (``ClientMessage``, ``tables.protocol``)."""
-    _with_field_docs(contract, ev, views)
+    for module in (contract, ev, views, melds):
+        for value in vars(module).values():
+            read_field_docs(value)
 
     defs: dict[str, Any] = {}
     for name, messages, doc in (

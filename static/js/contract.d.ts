@@ -72,6 +72,9 @@ export interface TableSummary {
   name: string;
   format: "61" | "101" | "201" | "points";
   format_label: string;
+  /**
+   * Paise (1 chip = 100).
+   */
   entry_fee: number;
   entry_fee_display: string;
   seats: number;
@@ -84,7 +87,7 @@ export interface TableSummary {
   private: boolean;
   game_id: number | null;
   /**
-   * What a full table pays its winner: every seat's fee less the rake.
+   * Paise a full table pays its winner: every seat's fee less the rake.
    */
   prize_pool: number;
   prize_pool_display: string;
@@ -804,8 +807,14 @@ export interface Evaluated {
   score: number;
   finish_with?: string;
 }
+/**
+ * The engine's verdict on one group.
+ */
 export interface GroupVerdict {
   kind: "pure_sequence" | "impure_sequence" | "set" | "invalid";
+  /**
+   * What the group's cards count if it does not help (jokers 0).
+   */
   points: number;
 }
 /**

@@ -30,11 +30,10 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from tables.contract import LobbyUpdate
+from tables.contract import LobbyUpdate, TableSummary
 from tables.game import selectors
 from tables.game.notify import LOBBY_GROUP
 from tables.models import Table
-from tables.serializers import LobbyTableSerializer
 
 logger = logging.getLogger(__name__)
 RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS = 0.5, 10.0
@@ -128,10 +127,10 @@ class _Feed:
 
 
 @database_sync_to_async  # type: ignore[misc]  # Channels ships no types: the decorated function is Any
-def _lobby_rows(tables: list[int]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+def _lobby_rows(tables: list[int]) -> tuple[list[TableSummary], dict[int, int]]:
     """The public tables' lobby rows (as ``GET /api/tables/`` gives them), and the owner of each
     private practice table among ``tables``."""
-    rows = [dict(r) for r in LobbyTableSerializer(selectors.lobby_tables(ids=tables), many=True).data]
+    rows = selectors.lobby_tables(ids=tables)
     owners = dict(Table.objects.filter(pk__in=tables, owner__isnull=False).values_list("pk", "owner_id"))
     return rows, owners
 
