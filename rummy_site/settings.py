@@ -587,6 +587,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # the one enum of a table's format, wherever a shape names it
+    "ENUM_NAME_OVERRIDES": {"TableFormat": "tables.contract.TABLE_FORMATS"},
     # every error answer documented with the one Error shape (tables/wiredocs.py)
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -24,7 +24,8 @@ from core.typed_api import serializer_for
 from game_engine.melds import Verdict, verdict
 from tables.errors import BadRequest
 from tables.game import seating, selectors
-from tables.models import PoolGame, Table
+from tables.game.shapes import GameHistory
+from tables.models import Table
 from tables.serializers import LobbyTableSerializer
 
 
@@ -220,90 +221,7 @@ class DealDetailApi(APIView):
         )
 
 
-_GameDealSerializer = inline_serializer(
-    name="GameDeal",
-    many=True,
-    fields={
-        "number": serializers.IntegerField(),
-        "deal_id": serializers.IntegerField(
-            help_text="Its replay: /api/history/deals/{deal_id}/ once finished."
-        ),
-        "finished": serializers.BooleanField(),
-        "winner": serializers.IntegerField(allow_null=True, help_text="Seat."),
-        "points": serializers.DictField(
-            child=serializers.IntegerField(), allow_null=True, help_text="By seat; null while running."
-        ),
-        "scores": serializers.DictField(
-            child=serializers.IntegerField(), allow_null=True, help_text="Running scores after it, by seat."
-        ),
-        "eliminated": serializers.ListField(
-            child=serializers.IntegerField(), help_text="Seats out after it."
-        ),
-        "rejoined": inline_serializer(
-            name="GameRejoin",
-            fields={
-                "seat": serializers.IntegerField(),
-                "score": serializers.IntegerField(),
-                "fee": serializers.IntegerField(help_text="Paise."),
-            },
-            many=True,
-        ),
-        "left": serializers.ListField(
-            child=serializers.IntegerField(), help_text="Seats that left for good."
-        ),
-    },
-)
-
-
-class GamePayoutSerializer(serializers.Serializer):  # type: ignore[type-arg]  # generic in the DRF stubs over what it serializes; nothing here narrows it
-    """The end of the game; ``over`` false (and the rest null or empty) until then."""
-
-    over = serializers.BooleanField()
-    cancelled = serializers.BooleanField(help_text="Staff cancelled the game (its fees refunded or shared).")
-    message = serializers.CharField(
-        allow_null=True, help_text="A cancelled game: what staff told the players; else null."
-    )
-    split = serializers.CharField(allow_null=True, help_text="manual, auto or null (a winner).")
-    winner_seat = serializers.IntegerField(allow_null=True)
-    prize_pool = serializers.IntegerField(allow_null=True, help_text="Paise.")
-    prize_pool_display = serializers.CharField(allow_null=True)
-    rake = serializers.IntegerField(allow_null=True, help_text="Paise.")
-    rake_display = serializers.CharField(allow_null=True)
-    fees_paid = serializers.IntegerField(allow_null=True, help_text="Paise.")
-    payouts = inline_serializer(
-        name="GamePayoutRow",
-        fields={
-            "seat": serializers.IntegerField(allow_null=True),
-            "amount": serializers.IntegerField(help_text="Paise."),
-            "amount_display": serializers.CharField(),
-        },
-        many=True,
-    )
-
-
-GameHistorySerializer = inline_serializer(
-    name="GameHistory",
-    fields={
-        "id": serializers.IntegerField(),
-        "table": serializers.CharField(),
-        "format": serializers.CharField(),
-        "format_label": serializers.CharField(),
-        "status": serializers.ChoiceField(choices=PoolGame.Status.values),
-        "started_at": serializers.DateTimeField(allow_null=True),
-        "finished_at": serializers.DateTimeField(allow_null=True),
-        "players": inline_serializer(
-            name="GamePlayer",
-            fields={
-                "seat": serializers.IntegerField(),
-                "name": serializers.CharField(),
-                "is_bot": serializers.BooleanField(),
-            },
-            many=True,
-        ),
-        "deals": _GameDealSerializer,
-        "result": GamePayoutSerializer(),
-    },
-)
+GameHistorySerializer = serializer_for(GameHistory, "GameHistory")
 
 
 class GameHistoryApi(APIView):

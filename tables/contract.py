@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeVar, Union
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args
 
 from typing_extensions import TypedDict
 
@@ -37,6 +37,8 @@ class ErrorBody(TypedDict):
 
 #: A table's format on the wire: TableSettings.Format's values.
 TableFormat = Literal["61", "101", "201", "points"]
+#: The same, as the list the OpenAPI names its enum by (``ENUM_NAME_OVERRIDES``).
+TABLE_FORMATS: tuple[str, ...] = get_args(TableFormat)
 
 
 class TableSummary(TypedDict):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -152,22 +154,31 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(selectors.game_visible_to(request.user), pk=game_id)
     data = selectors.game_history(game=game)
     names = {p["seat"]: p["name"] for p in data["players"]}
-    for d in data["deals"]:  # seat numbers to names for the template
-        d["rows"] = [
-            {
-                "name": p["name"],
-                "points": (d["points"] or {}).get(str(p["seat"])),
-                "score": (d["scores"] or {}).get(str(p["seat"])),
-                "winner": d["winner"] == p["seat"],
-                "eliminated": p["seat"] in d["eliminated"],
-            }
-            for p in data["players"]
-        ]
-        d["rejoined_names"] = [(names.get(r["seat"], "?"), r) for r in d["rejoined"]]
-        d["left_names"] = [names.get(s, "?") for s in d["left"]]
-    if data["result"]["over"]:
-        for row in data["result"]["payouts"]:
-            row["name"] = names.get(row["seat"], "?")
-        winner = data["result"]["winner_seat"]
-        data["result"]["winner_name"] = names.get(winner) if winner is not None else None
-    return render(request, "tables/game.html", {"game": data})
+
+    def name_of(seat: int | None) -> str:
+        return names.get(seat, "?") if seat is not None else "?"
+
+    deals = [  # seat numbers to names for the template
+        {
+            **d,
+            "rows": [
+                {
+                    "name": p["name"],
+                    "points": (d["points"] or {}).get(str(p["seat"])),
+                    "score": (d["scores"] or {}).get(str(p["seat"])),
+                    "winner": d["winner"] == p["seat"],
+                    "eliminated": p["seat"] in d["eliminated"],
+                }
+                for p in data["players"]
+            ],
+            "rejoined_names": [(name_of(r["seat"]), r) for r in d["rejoined"]],
+            "left_names": [name_of(s) for s in d["left"]],
+        }
+        for d in data["deals"]
+    ]
+    result: dict[str, Any] = dict(data["result"])
+    if result["over"]:
+        result["payouts"] = [{**row, "name": name_of(row["seat"])} for row in data["result"]["payouts"]]
+        winner = result["winner_seat"]
+        result["winner_name"] = names.get(winner) if winner is not None else None
+    return render(request, "tables/game.html", {"game": {**data, "deals": deals, "result": result}})

@@ -14,6 +14,7 @@ from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import View, view_for
 from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableFormat, TableSummary, You
 from tables.game import gamerows
+from tables.game.shapes import GameDeal, GameHistory, GamePayout, GamePlayer
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.money import format_money
 
@@ -246,21 +247,20 @@ def score_rows(game: PoolGame | None) -> list[dict[str, Any]]:
     ]
 
 
-def game_history(*, game: PoolGame) -> dict[str, Any]:
+def game_history(*, game: PoolGame) -> GameHistory:
     """A pool game's page (issue 13): every deal's points and running scores, eliminations,
     rejoins and departures, the split or payout, and which deals can be replayed.
 
     Built from the game's stored events and deal rows; a deal still running is listed
     without its points or seeds (nobody replays a deal in progress, docs/rules.md §10.3).
     """
-    seats = game.seats.filter(engine_seat__isnull=False).select_related("user").order_by("engine_seat")
+    seats = list(game.seats.filter(engine_seat__isnull=False).select_related("user").order_by("engine_seat"))
     players = [
-        {"seat": s.engine_seat, "name": s.user.table_name, "is_bot": s.is_bot, "player_id": str(s.user_id)}
-        for s in seats
+        GamePlayer(seat=int(s.engine_seat or 0), name=s.user.table_name, is_bot=s.is_bot) for s in seats
     ]
-    seat_of = {p["player_id"]: p["seat"] for p in players}
+    seat_of = {str(s.user_id): s.engine_seat for s in seats}
     deals = {d.number: d for d in game.deals.all()}
-    rows: dict[int, dict[str, Any]] = {
+    rows: dict[int, GameDeal] = {
         n: {
             "number": n,
             "deal_id": d.pk,
@@ -281,13 +281,14 @@ def game_history(*, game: PoolGame) -> dict[str, Any]:
         if row is None or (e.type == "scores" and not row["finished"]):
             continue
         if e.type == "scores":
-            row.update(points=e.data["points"], scores=e.data["scores"], eliminated=e.data["eliminated"])
+            row["points"], row["scores"] = e.data["points"], e.data["scores"]
+            row["eliminated"] = e.data["eliminated"]
         elif e.type == "rejoined":
             row["rejoined"].append({"seat": e.data["seat"], "score": e.data["score"], "fee": e.data["fee"]})
         elif e.type == "player_left":
             row["left"].append(e.data["seat"])
     result = game.result or None
-    payout: dict[str, Any] = {
+    payout: GamePayout = {
         "over": False,
         "cancelled": False,
         "message": None,
@@ -321,12 +322,12 @@ def game_history(*, game: PoolGame) -> dict[str, Any]:
     return {
         "id": game.pk,
         "table": game.table.name,
-        "format": game.table.settings.format,
+        "format": cast(TableFormat, game.table.settings.format),  # one of TableSettings.Format's values
         "format_label": game.table.settings.get_format_display(),
-        "status": game.status,
+        "status": cast(GameStatus, game.status),  # one of PoolGame.Status's values
         "started_at": game.started_at.isoformat() if game.started_at else None,
         "finished_at": game.finished_at.isoformat() if game.finished_at else None,
-        "players": [{k: v for k, v in p.items() if k != "player_id"} for p in players],
+        "players": players,
         "deals": list(rows.values()),
         "result": payout,
     }
