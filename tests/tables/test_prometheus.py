@@ -16,6 +16,7 @@ import shutil
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -107,10 +108,13 @@ def _total(port: int, expr: str) -> float:
     return sum(_query(port, f"sum({expr})").values())
 
 
-async def _play_turns(port: int, cookie: str, table_id: int, turns: int) -> int:
+async def _play_turns(
+    port: int, cookie: str, table_id: int, turns: int, hold: Callable[[], Awaitable[None]]
+) -> int:
     """Draw and discard on the player's turns until ``turns`` were played; the actions sent.
 
-    The player decides from the newest view once its last action is answered (``Turns``).
+    The player decides from the newest view once its last action is answered (``Turns``); the
+    socket closes once ``hold`` returns.
     """
     ws = await open_socket(port, cookie, f"/ws/tables/{table_id}/")
     player, played = Turns("p"), 0
@@ -147,6 +151,7 @@ async def _play_turns(port: int, cookie: str, table_id: int, turns: int) -> int:
             player.take(
                 json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.1, end - time.monotonic())))
             )
+        await hold()
         return player.sent
     finally:
         await ws.close()
@@ -204,12 +209,19 @@ def test_prometheus_sees_the_metrics_of_daphne_worker_and_beat_move_when_a_game_
         table = practice_table_start(user=player, fmt="101", seats=2)
         cookie = session_cookie(player)
 
+        def both_open() -> bool:
+            return all(total(f'rummy_sockets_open{{kind="{kind}"}}') == 1 for kind in ("table", "lobby"))
+
+        async def scraped_open() -> None:
+            """Until Prometheus has scraped both pages open."""
+            assert await asyncio.to_thread(wait_until, both_open, timeout=15, interval=0.5), q(
+                "rummy_sockets_open"
+            )
+
         async def play() -> int:
             lobby = await open_socket(daphne_port, cookie, "/ws/lobby/")  # a lobby page open meanwhile
             try:
-                sent = await _play_turns(daphne_port, cookie, table.pk, TURNS)
-                await asyncio.sleep(1.5)  # a scrape while both pages are still open
-                return sent
+                return await _play_turns(daphne_port, cookie, table.pk, TURNS, scraped_open)
             finally:
                 await lobby.close()
 
