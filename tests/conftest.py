@@ -46,26 +46,6 @@ def require_redis() -> str:
 
 
 @pytest.fixture(autouse=True)
-def _presence_frames_read_past(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A table socket gets a ``presence`` frame whenever another player's page at the table opens
-    or closes (tables/realtime/presence.py), as the page's seats do. The socket tests that are about
-    something else read past it, as the page's other parts do; those marked ``presence`` see it."""
-    if request.node.get_closest_marker("presence"):
-        return
-    from channels.testing import WebsocketCommunicator
-
-    receive = WebsocketCommunicator.receive_from
-
-    async def receive_from(self: WebsocketCommunicator, timeout: float = 1) -> Any:  # noqa: ASYNC109
-        while True:
-            frame = await receive(self, timeout)
-            if not (isinstance(frame, str) and frame.startswith('{"type":"presence"')):
-                return frame
-
-    monkeypatch.setattr(WebsocketCommunicator, "receive_from", receive_from)
-
-
-@pytest.fixture(autouse=True)
 def _no_browser_test_kit_behind(request: pytest.FixtureRequest) -> None:
     """A test that does not use the browser tests' server or browser runs with neither (``tests/e2e/shared.py``)."""
     from tests.e2e import shared

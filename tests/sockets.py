@@ -20,20 +20,43 @@ ORIGIN = (b"origin", b"http://localhost")
 Message = dict[str, Any]
 
 
+class Page(WebsocketCommunicator):
+    """A socket read as a page reads it: past the ``presence`` frames a table socket gets whenever
+    another player's page there opens or closes (tables/realtime/presence.py), as the page's other
+    parts do, unless it is ``watching_presence``."""
+
+    def __init__(self, *args: Any, watching_presence: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.watching_presence = watching_presence
+
+    async def receive_from(self, timeout: float = 1) -> Any:  # noqa: ASYNC109 - Channels' own signature
+        while True:
+            frame = await super().receive_from(timeout)
+            if self.watching_presence or not (
+                isinstance(frame, str) and frame.startswith('{"type":"presence"')
+            ):
+                return frame
+
+
 async def open_socket(
-    user: User, path: str, *, headers: list[tuple[bytes, bytes]] | None = None
-) -> WebsocketCommunicator:
+    user: User,
+    path: str,
+    *,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    watching_presence: bool = False,
+) -> Page:
     """``user``'s socket at ``path`` (``/ws/tables/<id>/``, ``/ws/lobby/``), connected."""
     cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(application, path, headers=headers or [ORIGIN, (b"cookie", cookie)])
+    headers = headers or [ORIGIN, (b"cookie", cookie)]
+    communicator = Page(application, path, headers=headers, watching_presence=watching_presence)
     connected, code = await communicator.connect()
     assert connected, code
     return communicator
 
 
-async def open_table(user: User, table_id: int) -> WebsocketCommunicator:
+async def open_table(user: User, table_id: int, *, watching_presence: bool = False) -> Page:
     """The table page's socket of ``user`` at table ``table_id``."""
-    return await open_socket(user, f"/ws/tables/{table_id}/")
+    return await open_socket(user, f"/ws/tables/{table_id}/", watching_presence=watching_presence)
 
 
 async def until(

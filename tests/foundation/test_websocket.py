@@ -7,13 +7,13 @@ import uuid
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from accounts.models import User
 from rummy_site.asgi import application
 from tables.game.notify import LOBBY_GROUP
 from tests.helpers import session_cookie
+from tests.sockets import Page
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = (b"origin", b"http://localhost")
@@ -25,7 +25,7 @@ def _session_cookie(username: str) -> bytes:
 
 
 async def test_anonymous_websocket_is_refused() -> None:
-    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN])
+    communicator = Page(application, "/ws/lobby/", headers=[ORIGIN])
     connected, _ = await communicator.connect()  # accepted, then closed: a browser sees the code only so
     assert connected
     assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
@@ -34,7 +34,7 @@ async def test_anonymous_websocket_is_refused() -> None:
 
 async def test_foreign_origin_is_refused() -> None:
     cookie = await _session_cookie("asha")
-    communicator = WebsocketCommunicator(
+    communicator = Page(
         application, "/ws/lobby/", headers=[(b"origin", b"http://evil.example.com"), (b"cookie", cookie)]
     )
     connected, _ = await communicator.connect()
@@ -44,7 +44,7 @@ async def test_foreign_origin_is_refused() -> None:
 
 async def test_logged_in_player_connects_and_receives_group_messages() -> None:
     cookie = await _session_cookie("asha")
-    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
+    communicator = Page(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
     connected, _ = await communicator.connect()
     assert connected
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [1]})
@@ -72,7 +72,7 @@ async def test_group_message_arrives_through_the_redis_channel_layer(
         channel_layers.backends.clear()
         layer = get_channel_layer()
         assert type(layer).__name__ == backend.rpartition(".")[2]
-        communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
+        communicator = Page(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
         connected, _ = await communicator.connect()
         assert connected
         await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [7]})

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 from django.test import Client, override_settings
 
@@ -19,6 +18,7 @@ from accounts.models import User
 from rummy_site.asgi import application
 from tables.models import PoolGame, Table
 from tests.helpers import session_cookie, sign_up
+from tests.sockets import Page
 from tests.tables.conftest import make_player, make_table
 from wallet.audit import check_ledger
 from wallet.selectors import chip_balances
@@ -39,9 +39,7 @@ def _join_by_form(user: User, table: Table) -> None:
 async def _forfeit(user: User, table: Table) -> None:
     """The table page's Leave button: a ``leave`` action over the table socket."""
     cookie = (await sync_to_async(session_cookie)(user)).encode()
-    socket = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
+    socket = Page(application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)])
     connected, _ = await socket.connect()
     assert connected
     await socket.send_json_to(

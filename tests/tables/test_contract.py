@@ -275,7 +275,6 @@ def _join(user: Any, table: Table) -> None:
 
 
 @pytestmark_sockets
-@pytest.mark.presence
 async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.Draft202012Validator) -> None:
     """A waiting table filling up, a game started, a move, an evaluation, refusals, a ping, a
     cancellation and a reminder: every frame of the table and lobby sockets matches the schema,
@@ -283,14 +282,16 @@ async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.
     table = await sync_to_async(make_table)(seats=3, fee=1_000, seed=5)
     asha, ravi, meena = [await sync_to_async(make_player)(name) for name in ("asha", "ravi", "meena")]
     await _join(asha, table)
-    page = await open_table(asha, table.pk)
-    lobby = await open_socket(ravi, "/ws/lobby/")
+    page = await open_table(asha, table.pk, watching_presence=True)
+    lobby = await open_socket(ravi, "/ws/lobby/", watching_presence=True)
     frames: list[Message] = []
     try:
         frames.append(await until(page, of_type("snapshot")))
         assert frames[-1]["table"]["seats_taken"] == 1
 
-        ravi_page = await open_table(ravi, table.pk)  # ravi comes: asha's page hears it
+        ravi_page = await open_table(
+            ravi, table.pk, watching_presence=True
+        )  # ravi comes: asha's page hears it
         frames.append(await until(page, of_type("presence")))
         await ravi_page.disconnect()
         await _join(ravi, table)  # a second player sits down: the page's "2 / 3 seats taken"
@@ -322,7 +323,9 @@ async def test_every_message_the_sockets_send_is_declared(validator: jsonschema.
         await page.send_json_to({"type": "evaluate", "request_id": "e2", "groups": [["ZZ"]]})
         frames.append(await until(page, of_type("evaluation", request_id="e2")))
         assert frames[-1]["error"]["code"] == "invalid_card"
-        other_tab = await open_table(asha, table.pk)  # an arrangement made in one tab reaches the other
+        other_tab = await open_table(
+            asha, table.pk, watching_presence=True
+        )  # an arrangement made in one tab reaches the other
         try:
             frames.append(await until(other_tab, of_type("snapshot")))
             arrange = {"type": "arrange", "groups": [sum(groups, [])]}

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.db import connection
 
 from rummy_site.asgi import application
@@ -20,6 +19,7 @@ from tables import services
 from tables.game import play
 from tables.models import GameEvent, PoolGame
 from tests.helpers import session_cookie
+from tests.sockets import Page
 from tests.tables.conftest import make_player, make_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
@@ -52,9 +52,7 @@ async def test_an_action_whose_connection_is_terminated_is_retried_and_the_socke
     monkeypatch.setattr(play, "game_act", game_act_on_a_dying_connection)
 
     cookie = (await sync_to_async(session_cookie)(mover)).encode()
-    page = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-    )
+    page = Page(application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)])
     connected, _ = await page.connect()
     assert connected
     try:
@@ -95,9 +93,7 @@ async def test_a_handshake_whose_session_lookup_finds_a_dead_connection_still_op
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)  # kept between calls, as in production
 
     async def handshake() -> tuple[bool, Any]:
-        page = WebsocketCommunicator(
-            application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-        )
+        page = Page(application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)])
         connected, code = await page.connect(timeout=10)
         if connected:
             await page.disconnect()

@@ -21,6 +21,7 @@ from tables import clock as table_clock
 from tables import services
 from tables.models import Deal, PoolGame, Seat
 from tests.helpers import session_cookie
+from tests.sockets import Page
 from tests.tables.conftest import FakeClock, make_player, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,7 +53,7 @@ async def test_commitment_before_the_deal_seed_only_after_it_over_the_socket(
     sockets = []
     for user in users:
         cookie = await sync_to_async(session_cookie)(user)
-        ws = WebsocketCommunicator(
+        ws = Page(
             application,
             f"/ws/tables/{table.pk}/",
             headers=[(b"origin", b"http://localhost"), (b"cookie", cookie.encode())],

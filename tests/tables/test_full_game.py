@@ -22,6 +22,7 @@ from rummy_site.asgi import application
 from tables import services
 from tables.models import PoolGame, Table
 from tests.helpers import card_lists, session_cookie
+from tests.sockets import Page
 from tests.tables.conftest import FakeClock, make_player, make_table
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
@@ -125,7 +126,7 @@ async def test_a_full_three_player_101_pool_game_over_websockets(clock: FakeCloc
     seats: list[Seat] = []
     for user in users:
         cookie = await sync_to_async(session_cookie)(user)
-        ws = WebsocketCommunicator(
+        ws = Page(
             application,
             f"/ws/tables/{table.pk}/",
             headers=[(b"origin", b"http://localhost"), (b"cookie", cookie.encode())],

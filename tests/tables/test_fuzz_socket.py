@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from accounts.models import User
 from rummy_site.asgi import application
 from tests.helpers import session_cookie
-from tests.sockets import ORIGIN
+from tests.sockets import ORIGIN, Page
 from tests.tables.conftest import make_player
 from tests.tables.games import game_fingerprint, two_seat_game
 
@@ -141,9 +141,7 @@ class _Session:
             if user.pk not in self.cookies:
                 self.cookies[user.pk] = (await sync_to_async(session_cookie)(user)).encode()
             cookie = self.cookies[user.pk]
-            page = WebsocketCommunicator(
-                application, f"/ws/tables/{self.table.pk}/", headers=[ORIGIN, (b"cookie", cookie)]
-            )
+            page = Page(application, f"/ws/tables/{self.table.pk}/", headers=[ORIGIN, (b"cookie", cookie)])
             connected, code = await page.connect()
             assert connected, code
             await _answer(page)  # the snapshot

@@ -17,7 +17,7 @@ from django.test import Client, override_settings
 from rummy_site.asgi import application
 from tables.realtime import sockets
 from tests.helpers import session_cookie
-from tests.sockets import ORIGIN, open_socket, still_open
+from tests.sockets import ORIGIN, Page, open_socket, still_open
 from tests.tables.conftest import make_player
 from tests.tables.games import game_fingerprint, two_seat_game
 
@@ -231,7 +231,7 @@ async def test_one_user_may_hold_only_so_many_sockets() -> None:
         held.append(
             await open_socket(users[0], f"/ws/tables/{table.pk}/", headers=[ORIGIN, (b"cookie", cookie)])
         )
-    extra = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
+    extra = Page(application, "/ws/lobby/", headers=[ORIGIN, (b"cookie", cookie)])
     connected, _ = await extra.connect()  # accepted, then closed: a browser sees the code only so
     assert connected
     assert await extra.receive_output(timeout=5) == {
@@ -249,7 +249,7 @@ async def test_an_unknown_websocket_path_is_closed_cleanly(path: str) -> None:
     """``No route found`` raised and answered 500; now the socket is closed with 4404."""
     user = await sync_to_async(make_player)("asha")
     cookie = (await sync_to_async(session_cookie)(user)).encode()
-    communicator = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"cookie", cookie)])
+    communicator = Page(application, path, headers=[ORIGIN, (b"cookie", cookie)])
     connected, code = await communicator.connect()
     assert not connected and code == 4404
     await communicator.disconnect()
@@ -324,7 +324,7 @@ async def test_the_origin_must_match_scheme_host_and_port(
     user = await sync_to_async(make_player)("asha")
     cookie = (await sync_to_async(session_cookie)(user)).encode()
     headers = [(b"origin", origin), (b"cookie", cookie)] + ([(b"host", host)] if host else [])
-    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    communicator = Page(application, "/ws/lobby/", headers=headers)
     communicator.scope["scheme"] = scheme
     connected, _ = await communicator.connect()
     assert connected is ok

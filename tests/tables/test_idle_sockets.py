@@ -44,7 +44,6 @@ async def _pinging(page: WebsocketCommunicator, seconds: float, every: float) ->
     return seen
 
 
-@pytest.mark.presence
 @override_settings(WS_IDLE_SECONDS=IDLE)
 async def test_a_silent_table_socket_is_closed_and_its_player_shown_away() -> None:
     table = await sync_to_async(make_table)(seats=2, seed=4)
@@ -52,9 +51,9 @@ async def test_a_silent_table_socket_is_closed_and_its_player_shown_away() -> No
     for user in (asha, ravi):
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
     before_open = time.monotonic()
-    asha_page = await open_table(asha, table.pk)
+    asha_page = await open_table(asha, table.pk, watching_presence=True)
     opened = time.monotonic()
-    ravi_page = await open_table(ravi, table.pk)
+    ravi_page = await open_table(ravi, table.pk, watching_presence=True)
     try:
         for page in (asha_page, ravi_page):
             await until(page, of_type("snapshot"))

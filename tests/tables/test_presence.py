@@ -20,7 +20,7 @@ from tables.realtime import socket_registry
 from tests.sockets import Message, of_type, open_table, until
 from tests.tables.conftest import make_player, make_table
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.presence]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _of(user_id: int) -> str:
@@ -48,14 +48,14 @@ async def test_a_player_who_closes_the_table_is_away_for_the_others_until_they_c
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
     a, r = _of(asha.pk), _of(ravi.pk)
 
-    ravi_page = await open_table(ravi, table.pk)
+    ravi_page = await open_table(ravi, table.pk, watching_presence=True)
     first = await _presence(ravi_page, **{f"u{r}": True})
     assert set(first["players"]) == {a, r}  # the game's people, each by user id
     assert first["players"][a] == {"connected": False, "away_since": None}  # never came
 
-    asha_page = await open_table(asha, table.pk)
+    asha_page = await open_table(asha, table.pk, watching_presence=True)
     await _presence(ravi_page, **{f"u{a}": True, f"u{r}": True})
-    asha_tab = await open_table(asha, table.pk)  # a second tab
+    asha_tab = await open_table(asha, table.pk, watching_presence=True)  # a second tab
     await until(asha_tab, of_type("snapshot"))
     await asha_tab.disconnect()  # closing one of two tabs is not leaving
     await ravi_page.send_json_to({"type": "ping"})
@@ -69,7 +69,7 @@ async def test_a_player_who_closes_the_table_is_away_for_the_others_until_they_c
     assert before - 1000 <= away["players"][a]["away_since"] <= int(time.time() * 1000) + 1000
     assert away["players"][r] == {"connected": True, "away_since": None}
 
-    asha_page = await open_table(asha, table.pk)
+    asha_page = await open_table(asha, table.pk, watching_presence=True)
     back = await _presence(ravi_page, **{f"u{a}": True})
     assert back["players"][a]["away_since"] is None
     own = await _presence(asha_page, **{f"u{a}": True, f"u{r}": True})  # she sees the table as it is
@@ -81,14 +81,14 @@ async def test_a_player_who_closes_the_table_is_away_for_the_others_until_they_c
 async def test_bots_and_spectators_have_no_presence() -> None:
     asha, ravi, meena = [await sync_to_async(make_player)(name) for name in ("asha", "ravi", "meena")]
     practice = await sync_to_async(services.practice_table_start)(user=asha, fmt="101", seats=3)
-    page = await open_table(asha, practice.pk)
+    page = await open_table(asha, practice.pk, watching_presence=True)
     assert list((await until(page, of_type("snapshot")))["presence"]) == [_of(asha.pk)]  # no bot
     await page.disconnect()
 
     table = await sync_to_async(make_table)(seats=2, seed=4)
     for user in (asha, ravi):
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
-    watcher = await open_table(meena, table.pk)
+    watcher = await open_table(meena, table.pk, watching_presence=True)
     assert set((await until(watcher, of_type("snapshot")))["presence"]) == {_of(asha.pk), _of(ravi.pk)}
     await watcher.disconnect()
 
@@ -100,7 +100,7 @@ async def test_a_page_back_after_its_socket_was_away_gets_every_event_it_missed(
     asha, ravi = [await sync_to_async(make_player)(name) for name in ("asha", "ravi")]
     for user in (asha, ravi):
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
-    page = await open_table(asha, table.pk)
+    page = await open_table(asha, table.pk, watching_presence=True)
     shown = (await until(page, of_type("snapshot")))["version"]
     await page.disconnect()
 
@@ -116,7 +116,7 @@ async def test_a_page_back_after_its_socket_was_away_gets_every_event_it_missed(
         )
         assert answer["ok"], answer
 
-    page = await open_table(asha, table.pk)
+    page = await open_table(asha, table.pk, watching_presence=True)
     now = (await until(page, of_type("snapshot")))["version"]
     assert now > shown
     await page.send_json_to({"type": "snapshot", "since": shown})
@@ -150,19 +150,21 @@ async def test_a_player_whose_server_died_is_away_once_their_sockets_expire_and_
         await sync_to_async(services.table_join)(table_id=table.pk, user=user)
     a, r = _of(asha.pk), _of(ravi.pk)
     try:
-        ravi_page = await open_table(ravi, table.pk)
-        dead_page = await open_table(asha, table.pk)
+        ravi_page = await open_table(ravi, table.pk, watching_presence=True)
+        dead_page = await open_table(asha, table.pk, watching_presence=True)
         await _presence(ravi_page, **{f"u{a}": True, f"u{r}": True})
         dead = registry.zrange(socket_registry.user_key(asha.pk), 0, -1)
         assert len(dead) == 1 and dead[0].endswith(f"@t{table.pk}".encode())  # the socket names its table
 
         # Asha's server dies: her socket never closes, nobody renews it, and its expiry passes
         registry.zadd(socket_registry.user_key(asha.pk), {dead[0]: time.time() - 1}, xx=True)
-        ravi_tab = await open_table(ravi, table.pk)
+        ravi_tab = await open_table(ravi, table.pk, watching_presence=True)
         shown = await _presence(ravi_tab, **{f"u{r}": True})
         assert shown["players"][a]["connected"] is False, shown["players"]
 
-        asha_page = await open_table(asha, table.pk)  # she reconnects, to a server that is up
+        asha_page = await open_table(
+            asha, table.pk, watching_presence=True
+        )  # she reconnects, to a server that is up
         back = await _presence(ravi_page, **{f"u{a}": True})
         assert back["type"] == "presence" and back["players"][a]["away_since"] is None
         await asha_page.disconnect()  # her last live socket here: away again, whatever the dead one counted
