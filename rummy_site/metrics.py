@@ -37,7 +37,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from integrity.selectors import last_scan
 from rummy_site.health import _heartbeats
 from sitemetrics import exposition
-from staff.selectors import OVERDUE_AFTER
+from staff.dashboard import OVERDUE_AFTER
 from tables.heartbeat import SWEEP_KEY, WORKER_KEY
 from tables.models import GameEvent, PoolGame
 from wallet.audit import last_check

@@ -20,7 +20,7 @@ from accounts.models import Suspension, User
 from staff import audit, authority
 from staff.audit import StaffRefused
 from staff.models import AdjustmentRequest, StaffAction, StaffNote
-from staff.selectors import adjusted_recently, approval_threshold, rupees_setting
+from staff.money_controls import adjusted_recently, approval_threshold, rupees_setting
 from tables.errors import TableError
 from tables.game import staffops
 from tables.models import PoolGame, Table, TableSettings

@@ -14,7 +14,7 @@ from django.urls import URLPattern, path, reverse
 from accounts.models import User
 from accounts.requests import signed_in
 from core.admin_base import ReadOnlyAdmin
-from staff import audit, authority, roles, selectors, services
+from staff import audit, authority, money_controls, roles, services
 from staff.admin.pages import APPROVE, page_context
 from staff.models import AdjustmentRequest
 from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS, AccountAdmin
@@ -102,7 +102,7 @@ class StaffAccountAdmin(AccountAdmin):
                 cash=format_money(balances["cash"]),
                 bonus=format_money(balances["bonus"]),
                 form=form,
-                controls=selectors.adjustment_controls(staff=signed_in(request)),
+                controls=money_controls.adjustment_controls(staff=signed_in(request)),
             ),
         )
 

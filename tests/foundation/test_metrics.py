@@ -22,7 +22,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from sitemetrics import celerysignals, instruments
-from staff.selectors import stuck_games
+from staff.dashboard import stuck_games
 from tables import services
 from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from staff import selectors
+from staff import dashboard
 from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table
 from wallet import tasks
@@ -64,9 +64,9 @@ def test_overdue_timers_and_stuck_games_are_listed_with_links(
 def test_today_is_the_operators_day(settings: Any) -> None:
     settings.OPERATOR_TIME_ZONE = "Asia/Kolkata"
     at = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)  # 01:30 on 2 March in India
-    assert selectors.operator_today(at) == datetime(2026, 3, 2, tzinfo=selectors.operator_zone())
+    assert dashboard.operator_today(at) == datetime(2026, 3, 2, tzinfo=dashboard.operator_zone())
     settings.OPERATOR_TIME_ZONE = "UTC"
-    assert selectors.operator_today(at) == datetime(2026, 3, 1, tzinfo=UTC)
+    assert dashboard.operator_today(at) == datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def test_rake_is_counted_on_the_operators_day(settings: Any) -> None:
@@ -81,10 +81,10 @@ def test_rake_is_counted_on_the_operators_day(settings: Any) -> None:
     Entry.objects.create(transaction=tx, account=issuance, amount=-200, balance_after=-200)
     now = datetime(2026, 3, 2, 5, 0, tzinfo=UTC)
     settings.OPERATOR_TIME_ZONE = "Asia/Kolkata"
-    india = selectors.rake_by_day(now=now)
+    india = dashboard.rake_by_day(now=now)
     assert india[-1] == (date(2026, 3, 2), 200) and india[-2] == (date(2026, 3, 1), 0)
     settings.OPERATOR_TIME_ZONE = "UTC"
-    utc = selectors.rake_by_day(now=now)
+    utc = dashboard.rake_by_day(now=now)
     assert utc[-1] == (date(2026, 3, 2), 0) and utc[-2] == (date(2026, 3, 1), 200)
 
 
@@ -107,9 +107,9 @@ def test_rake_read_from_the_house_balance_at_each_midnight_matches_the_sum_of_it
         )
         Entry.objects.create(transaction=tx, account=house, amount=amount, balance_after=balance)
         Entry.objects.create(transaction=tx, account=issuance, amount=-amount, balance_after=-balance)
-    start = selectors.operator_today(now) - timedelta(days=29)
-    by_balance = selectors.rake_by_day(now=now)
-    summed = selectors.rake_summed(start=start, days=30)
+    start = dashboard.operator_today(now) - timedelta(days=29)
+    by_balance = dashboard.rake_by_day(now=now)
+    summed = dashboard.rake_summed(start=start, days=30)
     assert by_balance == summed
     assert sum(v for _, v in by_balance) > 0 and sum(1 for _, v in by_balance if v) >= 25
 
