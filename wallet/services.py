@@ -1,18 +1,7 @@
-"""The only place chips move.
+"""The money use cases: grants, entry fees and refunds, a game's settlement, staff adjustments.
 
-Every public function here is one ``transaction.atomic()``: it makes sure the
-accounts it needs exist, locks them all in primary-key order (``wallet.locks``),
-checks the idempotency key, checks funds, then writes one ``LedgerTransaction``
-with entries that sum to zero and updates the cached balances.
-
-Idempotency: calling a service again with the same ``idempotency_key`` returns
-the first ``LedgerTransaction`` and moves nothing. Two concurrent callers with the
-same key and the same accounts serialise on the account locks, and the second one
-then finds the key (check-then-insert under the locks). If the accounts differ the
-unique index is the last line of defence: the insert runs in a savepoint so the
-``IntegrityError`` (which aborts a PostgreSQL transaction) can be caught and the
-winner re-read. Reusing a key for a different kind, amount or set of accounts
-raises ``IdempotencyConflict``.
+Each is one posting of the ledger (``wallet.ledger.post``: one transaction, its accounts locked
+in order, idempotent by key, balanced, never below zero where a balance may not go).
 
 Bonus chips (docs/rules.md §8.6): the sign-up bonus and the daily top-up go to
 the player's *bonus* account, not the wallet. Entry fees take bonus chips first;
@@ -20,21 +9,15 @@ refunds give each part back to where it came from; a settlement gives every
 player back their own stake first (cash first) and pays the rest of the pool, the
 stakes the losers lost, in the same mix of bonus and cash those stakes were paid
 in. So chips a fresh account got for free reach another player only as bonus.
-
-Locks (Zulip-style note): callers should not hold other ledger locks when they
-call in; one service call per database transaction is the safe pattern, because
-lock ordering is only guaranteed within one call.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -53,12 +36,23 @@ from wallet.errors import (
     SpendLimitReached,
     WalletError,
 )
+from wallet.ledger import (
+    Legs,
+    bonus_account_for,
+    checked_game_ref,
+    checked_key,
+    escrow_account_for,
+    house_account,
+    issuance_account,
+    paise,
+    post,
+    transfer,
+    wallet_account_for,
+)
 from wallet.locks import accounts_for_update
-from wallet.models import NON_NEGATIVE_KINDS, Account, AccountKind, Entry, LedgerTransaction, TransactionKind
+from wallet.models import Account, AccountKind, Entry, LedgerTransaction, TransactionKind
 from wallet.money import chips, format_money
 
-HOUSE_REF = "house"
-ISSUANCE_REF = "issuance"
 GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP, TransactionKind.GRANT)
 #: Grants credited as bonus chips rather than cash.
 BONUS_GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP)
@@ -66,191 +60,10 @@ BONUS_GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP)
 PLAYER_KINDS = (AccountKind.WALLET, AccountKind.BONUS)
 STAKE_KINDS = (TransactionKind.ENTRY_FEE, TransactionKind.REFUND)
 
-#: account pk -> signed paise
-Legs = dict[int, int]
-
-
-# ---------------------------------------------------------------------------
-# Validation
-# ---------------------------------------------------------------------------
-def _paise(amount: object, *, what: str = "amount", allow_zero: bool = False) -> int:
-    """Refuse floats, Decimals, bools and non-positive amounts: money is an int of paise."""
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise InvalidAmount(f"{what} must be an int of paise, got {type(amount).__name__} {amount!r}")
-    if amount < 0 or (amount == 0 and not allow_zero):
-        raise InvalidAmount(f"{what} must be {'>= 0' if allow_zero else 'positive'}, got {amount}")
-    return amount
-
-
-def _key(idempotency_key: str) -> str:
-    if not isinstance(idempotency_key, str) or not idempotency_key.strip():
-        raise ValueError("an idempotency_key is required")
-    if len(idempotency_key) > 200:
-        raise ValueError("idempotency_key is longer than 200 characters")
-    return idempotency_key
-
-
-def _game_ref(game_ref: str) -> str:
-    if not isinstance(game_ref, str) or not game_ref.strip() or len(game_ref) > 100:
-        raise ValueError(f"bad game_ref {game_ref!r}: expected a short string such as 'game:42'")
-    return game_ref
-
-
-# ---------------------------------------------------------------------------
-# Accounts (created lazily, race-safe via get_or_create's savepoint)
-# ---------------------------------------------------------------------------
-def _account(*, kind: str, ref: str, user_id: int | None = None) -> Account:
-    account, _ = Account.objects.get_or_create(kind=kind, ref=ref, defaults={"user_id": user_id})
-    return account
-
-
-def wallet_account_for(*, user_id: int) -> Account:
-    """The player's wallet, created on first use."""
-    return _account(kind=AccountKind.WALLET, ref=f"user:{user_id}", user_id=user_id)
-
-
-def bonus_account_for(*, user_id: int) -> Account:
-    """The player's bonus chips (entry fees only), created on first use."""
-    return _account(kind=AccountKind.BONUS, ref=f"user:{user_id}")
-
-
-def escrow_account_for(game_ref: str) -> Account:
-    """The escrow holding a pool game's entry fees (``game_ref`` e.g. ``"game:42"``), created on first use."""
-    return _account(kind=AccountKind.ESCROW, ref=_game_ref(game_ref))
-
-
-def house_account() -> Account:
-    """Where rake goes."""
-    return _account(kind=AccountKind.HOUSE, ref=HOUSE_REF)
-
-
-def issuance_account() -> Account:
-    """The source of every chip; its balance is minus the chips in circulation."""
-    return _account(kind=AccountKind.ISSUANCE, ref=ISSUANCE_REF)
-
-
-# ---------------------------------------------------------------------------
-# The one posting primitive
-# ---------------------------------------------------------------------------
-def _fingerprint(kind: str, legs: Legs, accounts: Mapping[int, Account]) -> str:
-    payload = [kind, sorted([accounts[pk].label, amount] for pk, amount in legs.items() if amount != 0)]
-    return hashlib.sha256(json.dumps(payload, separators=(",", ":")).encode()).hexdigest()
-
-
-def _replay(
-    existing: LedgerTransaction, *, kind: str, fingerprint: str | None, account_ids: set[int]
-) -> LedgerTransaction:
-    """Return the first result of a key, or refuse if the key now means something else."""
-    if existing.kind != kind:
-        raise IdempotencyConflict(
-            idempotency_key=existing.idempotency_key, detail=f"first used for {existing.kind}, now {kind}"
-        )
-    if fingerprint is not None:
-        if existing.fingerprint != fingerprint:
-            raise IdempotencyConflict(
-                idempotency_key=existing.idempotency_key, detail="amounts or accounts differ"
-            )
-    else:
-        used = set(existing.entries.values_list("account_id", flat=True))
-        if not used <= account_ids:
-            raise IdempotencyConflict(idempotency_key=existing.idempotency_key, detail="accounts differ")
-    return existing
-
-
-def _post(
-    *,
-    kind: str,
-    idempotency_key: str,
-    accounts: list[Account],
-    legs: Callable[[dict[int, Account]], Legs],
-    fixed_legs: Legs | None,
-    memo: str,
-    caused_by: User | None,
-    now: datetime | None = None,
-) -> tuple[LedgerTransaction, bool]:
-    """Lock ``accounts``, then post ``legs(locked)`` once per key. Returns (transaction, created).
-
-    ``fixed_legs`` are the legs known from the arguments alone; when given they make
-    the fingerprint a replay is compared against. Otherwise (a refund, whose amount
-    depends on the ledger) a replay must match the kind and the accounts.
-    """
-    key = _key(idempotency_key)
-    with transaction.atomic():
-        locked = {a.pk: a for a in accounts_for_update(a.pk for a in accounts)}
-        expected = _fingerprint(kind, fixed_legs, locked) if fixed_legs is not None else None
-        existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
-        if existing is not None:
-            return _replay(existing, kind=kind, fingerprint=expected, account_ids=set(locked)), False
-
-        amounts = {pk: amount for pk, amount in legs(locked).items() if amount != 0}
-        if sum(amounts.values()) != 0:
-            raise WalletError(f"internal error: legs of {kind} do not balance: {amounts}")
-        for pk, amount in sorted(amounts.items()):
-            account = locked[pk]
-            if account.kind in NON_NEGATIVE_KINDS and account.balance + amount < 0:
-                raise InsufficientFunds(account_ref=account.label, balance=account.balance, required=-amount)
-
-        fingerprint = _fingerprint(kind, amounts, locked)
-        try:
-            with transaction.atomic():  # savepoint: PostgreSQL aborts the whole transaction on IntegrityError
-                txn = LedgerTransaction.objects.create(
-                    kind=kind,
-                    memo=memo[:255],
-                    caused_by=caused_by,
-                    idempotency_key=key,
-                    fingerprint=fingerprint,
-                    created_at=now or timezone.now(),
-                )
-        except IntegrityError:
-            existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
-            if existing is None:
-                raise
-            return _replay(existing, kind=kind, fingerprint=expected, account_ids=set(locked)), False
-
-        entries = []
-        for pk, amount in sorted(amounts.items()):
-            account = locked[pk]
-            account.balance += amount
-            Account.objects.filter(pk=pk).update(balance=account.balance)
-            entries.append(
-                Entry(transaction=txn, account=account, amount=amount, balance_after=account.balance)
-            )
-        Entry.objects.bulk_create(entries)
-        return txn, True
-
-
-def _fixed(legs: Legs) -> Callable[[dict[int, Account]], Legs]:
-    return lambda _locked: legs
-
 
 # ---------------------------------------------------------------------------
 # Grants: issuance -> wallet
 # ---------------------------------------------------------------------------
-def _transfer(
-    *,
-    kind: str,
-    source: Account,
-    target: Account,
-    amount: int,
-    idempotency_key: str,
-    memo: str,
-    caused_by: User | None,
-    now: datetime | None = None,
-) -> tuple[LedgerTransaction, bool]:
-    """A fixed amount from one account to another: the two-leg posting most services are."""
-    legs = {source.pk: -amount, target.pk: amount}
-    return _post(
-        kind=kind,
-        idempotency_key=idempotency_key,
-        accounts=[source, target],
-        legs=_fixed(legs),
-        fixed_legs=legs,
-        memo=memo,
-        caused_by=caused_by,
-        now=now,
-    )
-
-
 def grant(
     *,
     user: User,
@@ -263,7 +76,7 @@ def grant(
 ) -> LedgerTransaction:
     """New chips for a player, from the issuance account: the sign-up bonus and the daily top-up
     as bonus chips, a staff credit as cash."""
-    _paise(amount)
+    paise(amount)
     if kind not in GRANT_KINDS:
         raise ValueError(f"grant kind must be one of {[str(k) for k in GRANT_KINDS]}, got {kind!r}")
     target = (
@@ -271,7 +84,7 @@ def grant(
         if kind in BONUS_GRANT_KINDS
         else wallet_account_for(user_id=user.pk)
     )
-    txn, _ = _transfer(
+    txn, _ = transfer(
         kind=kind,
         source=issuance_account(),
         target=target,
@@ -321,9 +134,9 @@ def claim_daily_topup(*, user: User, now: datetime | None = None) -> LedgerTrans
     if not daily_topup_allowed(user=user):
         raise DailyTopupNeedsMailbox()
     amount = chips(settings.DAILY_TOPUP_CHIPS)
-    _paise(amount, what="DAILY_TOPUP_CHIPS")
+    paise(amount, what="DAILY_TOPUP_CHIPS")
     key = daily_topup_key(user_id=user.pk, now=now)
-    txn, created = _transfer(
+    txn, created = transfer(
         kind=TransactionKind.DAILY_TOPUP,
         source=issuance_account(),
         target=bonus_account_for(user_id=user.pk),
@@ -351,12 +164,12 @@ def pay_entry(
     past the player's own daily limit on entry fees (checked under the accounts' locks, so two
     joins at once cannot pass it together; a repeated key is answered as before).
     """
-    _paise(amount)
+    paise(amount)
     cash, bonus = wallet_account_for(user_id=user.pk), bonus_account_for(user_id=user.pk)
     escrow = escrow_account_for(game_ref)
     with transaction.atomic():
         list(accounts_for_update([cash.pk, bonus.pk]))
-        if not LedgerTransaction.objects.filter(idempotency_key=_key(idempotency_key)).exists():
+        if not LedgerTransaction.objects.filter(idempotency_key=checked_key(idempotency_key)).exists():
             _check_spend_limit(user=user, amount=amount)
 
         def legs(locked: dict[int, Account]) -> Legs:
@@ -368,7 +181,7 @@ def pay_entry(
             from_bonus = min(have_bonus, amount)
             return {bonus.pk: -from_bonus, cash.pk: -(amount - from_bonus), escrow.pk: amount}
 
-        txn, created = _post(
+        txn, created = post(
             kind=TransactionKind.ENTRY_FEE,
             idempotency_key=idempotency_key,
             accounts=[cash, bonus, escrow],
@@ -434,7 +247,7 @@ def refund_entry(*, user: User, game_ref: str, idempotency_key: str, memo: str =
             raise NothingToRefund(f"{user.pk} has no entry fees held in {game_ref}")
         return {escrow.pk: -sum(paid.values()), **paid}
 
-    txn, _ = _post(
+    txn, _ = post(
         kind=TransactionKind.REFUND,
         idempotency_key=idempotency_key,
         accounts=[cash, bonus, escrow],
@@ -469,7 +282,7 @@ def refund_all_entries(
             )
         return {escrow.pk: -total, **paid}
 
-    txn, _ = _post(
+    txn, _ = post(
         kind=TransactionKind.REFUND,
         idempotency_key=idempotency_key,
         accounts=[escrow, *players],
@@ -502,9 +315,9 @@ def settle_game(
     ``caused_by``: the staff member who ended the game early (a cancellation's split); None at a
     normal end, which the game's own moves cause.
     """
-    _paise(rake, what="rake", allow_zero=True)
+    paise(rake, what="rake", allow_zero=True)
     for user_id, amount in payouts.items():
-        _paise(amount, what=f"payout to user {user_id}", allow_zero=True)
+        paise(amount, what=f"payout to user {user_id}", allow_zero=True)
     user_ids = sorted(payouts)
     if User.objects.filter(pk__in=user_ids).count() != len(user_ids):
         raise WalletError(f"settle_game {game_ref}: unknown user ids in payouts {user_ids}")
@@ -525,7 +338,7 @@ def settle_game(
             out[bonus[uid].pk] = in_bonus
         return out
 
-    txn, created = _post(
+    txn, created = post(
         kind=TransactionKind.SETTLEMENT,
         idempotency_key=idempotency_key,
         accounts=[escrow, house, *cash.values(), *bonus.values()],
@@ -553,7 +366,7 @@ def settle_game(
 
 def game_stakes(*, game_ref: str) -> dict[int, tuple[int, int]]:
     """User id -> (cash, bonus) paise each player has in a game's escrow: what a refund gives back."""
-    escrow = Account.objects.filter(kind=AccountKind.ESCROW, ref=_game_ref(game_ref)).first()
+    escrow = Account.objects.filter(kind=AccountKind.ESCROW, ref=checked_game_ref(game_ref)).first()
     return _stakes(escrow=escrow) if escrow is not None else {}
 
 
@@ -638,7 +451,7 @@ def adjust(
         raise ReasonRequired("a staff adjustment needs a reason")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise InvalidAmount(f"adjustment must be a non-zero int of paise, got {amount!r}")
-    txn, _ = _transfer(
+    txn, _ = transfer(
         kind=TransactionKind.ADJUSTMENT,
         source=issuance_account(),
         target=bonus_account_for(user_id=user.pk) if bonus else wallet_account_for(user_id=user.pk),
