@@ -15,29 +15,21 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from importlib import import_module
 from typing import Any
 
-from django.conf import settings
-from django.contrib import auth
-from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DbSessionStore
-from django.core.signals import setting_changed
 from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
-from django.dispatch import Signal, receiver
-from django.http import HttpRequest
+from django.dispatch import Signal
 from django.utils import timezone
 
-from accounts.models import PlayLimit, SelfExclusion, Suspension, User
+from accounts import session_check
+from accounts.models import SelfExclusion, Suspension, User
 from core.boundsql import bound_cursor
 
 #: Sent after commit with ``user_id`` when a player may no longer play (suspended, self-excluded,
 #: deactivated).
 play_blocked = Signal()
-
-#: A raised limit waits this long before it applies; a lowered one applies at once.
-RAISE_DELAY = timedelta(hours=24)
 
 EXCLUSION_LENGTHS = {
     SelfExclusion.Period.DAY: timedelta(days=1),
@@ -126,7 +118,7 @@ class BlockQuery:
     def of(cls, user_id: int, session_key: str | None, now: datetime) -> BlockQuery:
         """Written once in SQL (``_block_sql``): built by the ORM (an annotation with two ``Exists`` and
         a ``Subquery``) it cost as much CPU as the rest of the action (bench/load/action_cpu.py)."""
-        with_session = session_key is not None and issubclass(_session_store(), DbSessionStore)
+        with_session = session_key is not None and issubclass(session_check.session_store(), DbSessionStore)
         at = connection.ops.adapt_datetimefield_value(now)
         params: tuple[Any, ...] = (at, at, at, at, session_key, at) if with_session else (at, at, at, at)
         return cls(_block_sql(with_session), params, session_key, with_session, now)
@@ -138,7 +130,7 @@ class BlockQuery:
         row = {"is_active": found[0], "password": found[1], "suspended": found[2], "excluded": found[3]}
         if self.with_session:
             row["session_data"] = found[4]
-        if self.session_key is not None and not _session_logs_in(user, row, self.session_key):
+        if self.session_key is not None and not session_check.session_logs_in(user, row, self.session_key):
             return Block(SIGNED_OUT, signed_out=True)
         if row["suspended"]:
             suspension = active_suspension(user, now=self.now)
@@ -183,78 +175,12 @@ def _block_sql(with_session: bool) -> str:
     )
     columns = [f"u.{col(u, 'is_active')}", f"u.{col(u, 'password')}", suspended, excluded]
     if with_session:
-        d = _session_store().get_model_class()
+        d = session_check.session_store().get_model_class()
         columns.append(
             f"(SELECT d.{col(d, 'session_data')} FROM {table(d)} d"
             f" WHERE d.{col(d, 'session_key')} = %s AND d.{col(d, 'expire_date')} > %s)"
         )
     return f"SELECT {', '.join(columns)} FROM {table(u)} u WHERE u.{col(u, 'id')} = %s"
-
-
-def _session_store() -> Any:
-    return import_module(settings.SESSION_ENGINE).SessionStore
-
-
-def _session_logs_in(user: User, row: dict[str, Any], session_key: str) -> bool:
-    """Whether the session would log ``user`` in now, as it would an HTTP request."""
-    if "session_data" in row:
-        return _session_data_logs_in(user.pk, row["password"], row["session_data"] or "", _site())
-    # a session engine without rows (cache, files): ask it
-    return _logs_in(_session_store()(session_key=session_key).load(), user.pk)
-
-
-@functools.cache
-def _site() -> tuple[str | bytes, ...]:
-    """What a session's answer depends on besides its data: the signing keys and the backends."""
-    return (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS, "|", *settings.AUTHENTICATION_BACKENDS)
-
-
-@receiver(setting_changed)
-def _site_changed(*, setting: str, **kwargs: Any) -> None:
-    if setting in {"SECRET_KEY", "SECRET_KEY_FALLBACKS", "AUTHENTICATION_BACKENDS"}:
-        _site.cache_clear()
-
-
-@functools.lru_cache(maxsize=4096)
-def _session_data_logs_in(user_id: int, password: str, data: str, site: tuple[str | bytes, ...]) -> bool:
-    """``_logs_in`` of a session's stored data. The answer is kept for the same data, password hash
-    (the user's row, read with the block) and ``site`` (its keys and its authentication backends):
-    a socket asks again with its every action, and Django's answer costs a query, a signature and
-    two HMACs."""
-    return _logs_in(_session_store()().decode(data) if data else {}, user_id)
-
-
-def _logs_in(data: dict[str, Any], user_id: int) -> bool:
-    """Whether a request carrying a session of ``data`` is logged in as ``user_id``: Django's own
-    ``auth.get_user`` answers (its backend, its hash of the password, its fallback keys), on a
-    session that keeps what that call would change: a socket has no cookie to take a new key, and
-    the page's session is not its to end."""
-    request = HttpRequest()
-    request.session = _HeldSession(data)
-    return auth.get_user(request).pk == user_id
-
-
-class _HeldSession(SessionBase):
-    """A session's data as a request carries it, which nothing here saves, renews or deletes."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__()
-        self._session_cache = dict(data)
-
-    def load(self) -> dict[str, Any]:
-        return self._session_cache
-
-    def exists(self, session_key: str) -> bool:
-        return False
-
-    def create(self) -> None:
-        return None
-
-    def save(self, must_create: bool = False) -> None:
-        return None
-
-    def delete(self, session_key: str | None = None) -> None:
-        return None
 
 
 def with_blocks(users: QuerySet[User], *, now: datetime | None = None) -> QuerySet[User]:
@@ -311,59 +237,3 @@ def self_exclude(*, user: User, period: str, now: datetime | None = None) -> Sel
 def announce_block(user_id: int) -> None:
     """After commit, tell the other apps that ``user_id`` may no longer play."""
     transaction.on_commit(lambda: play_blocked.send(sender=User, user_id=user_id))
-
-
-# ---------------------------------------------------------------------------
-# daily limits
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LimitStatus:
-    kind: str
-    current: int | None
-    pending: int | None
-    pending_at: datetime | None
-    has_pending: bool
-
-
-def current_limit(user: User, kind: str, *, now: datetime | None = None) -> int | None:
-    """The limit in effect now (paise or minutes), ``None`` for none."""
-    row = PlayLimit.objects.filter(user=user, kind=kind, effective_at__lte=_now(now)).first()
-    return row.value if row is not None else None
-
-
-def limit_status(user: User, kind: str, *, now: datetime | None = None) -> LimitStatus:
-    now = _now(now)
-    pending = PlayLimit.objects.filter(user=user, kind=kind, effective_at__gt=now).first()
-    return LimitStatus(
-        kind=kind,
-        current=current_limit(user, kind, now=now),
-        pending=pending.value if pending else None,
-        pending_at=pending.effective_at if pending else None,
-        has_pending=pending is not None,
-    )
-
-
-def set_limit(*, user: User, kind: str, value: int | None, now: datetime | None = None) -> PlayLimit:
-    """Set a daily limit: lowering (or a first limit) applies now, raising or removing after 24 hours.
-
-    A newer request replaces one still waiting, so a raise never overtakes a later cut.
-    """
-    now = _now(now)
-    if kind not in PlayLimit.Kind.values:
-        raise PlayRefused(f"unknown limit {kind!r}")
-    if value is not None and value <= 0:
-        raise PlayRefused("a limit must be more than zero (or empty for none)")
-    with transaction.atomic():
-        User.objects.select_for_update().get(pk=user.pk)
-        current = current_limit(user, kind, now=now)
-        PlayLimit.objects.filter(user=user, kind=kind, effective_at__gt=now).delete()
-        raising = current is not None and (value is None or value > current)
-        effective_at = now + RAISE_DELAY if raising else now
-        return PlayLimit.objects.create(
-            user=user, kind=kind, value=value, effective_at=effective_at, created_at=now
-        )
-
-
-def day_start(now: datetime | None = None) -> datetime:
-    """Midnight UTC of today: the day the daily limits count over."""
-    return _now(now).replace(hour=0, minute=0, second=0, microsecond=0)

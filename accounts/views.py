@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from accounts import emailchange, play, services
+from accounts import emailchange, limits, play, services
 from accounts.forms import LimitsForm, ProfileForm, SelfExclusionForm, SignUpForm
 from accounts.models import EMAIL_TAKEN, PlayLimit, User
 from accounts.requests import signed_in
@@ -105,7 +105,7 @@ def send_confirmation_again(request: HttpRequest) -> HttpResponse:
     return redirect(back)
 
 
-def _limit_words(status: play.LimitStatus) -> dict[str, int | str | None]:
+def _limit_words(status: limits.LimitStatus) -> dict[str, int | str | None]:
     """A limit as the profile shows it: the ``current`` value and a ``pending`` one ``from`` when
     (None: no limit). The page writes amounts of money itself (``{% load money %}``)."""
     pending = status.has_pending and status.pending_at is not None
@@ -118,8 +118,8 @@ def _limit_words(status: play.LimitStatus) -> dict[str, int | str | None]:
 
 def _profile_context(request: HttpRequest, **forms: object) -> dict[str, object]:
     user = signed_in(request)
-    spend = play.limit_status(user, PlayLimit.Kind.SPEND)
-    time = play.limit_status(user, PlayLimit.Kind.TIME)
+    spend = limits.limit_status(user, PlayLimit.Kind.SPEND)
+    time = limits.limit_status(user, PlayLimit.Kind.TIME)
     initial = {
         "spend": None if spend.current is None else spend.current / 100,
         "time": time.current,
@@ -163,9 +163,9 @@ def set_limits(request: HttpRequest) -> HttpResponse:
     user = signed_in(request)
     for kind in (PlayLimit.Kind.SPEND, PlayLimit.Kind.TIME):
         value = form.cleaned_data[kind]
-        if value == play.current_limit(user, kind) and not play.limit_status(user, kind).has_pending:
+        if value == limits.current_limit(user, kind) and not limits.limit_status(user, kind).has_pending:
             continue
-        row = play.set_limit(user=user, kind=kind, value=value)
+        row = limits.set_limit(user=user, kind=kind, value=value)
         if row.effective_at > row.created_at:
             messages.info(
                 request,

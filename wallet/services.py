@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from accounts import play
+from accounts import limits
 from accounts.models import BonusMailbox, PlayLimit, User
 from wallet.errors import (
     DailyTopupAlreadyClaimed,
@@ -197,10 +197,10 @@ def pay_entry(
 
 def _check_spend_limit(*, user: User, amount: int) -> None:
     """Refuse an entry fee past the player's daily limit (issue 14, responsible play)."""
-    limit = play.current_limit(user, PlayLimit.Kind.SPEND)
+    limit = limits.current_limit(user, PlayLimit.Kind.SPEND)
     if limit is None:
         return
-    spent = entry_fees_spent(user_id=user.pk, since=play.day_start())
+    spent = entry_fees_spent(user_id=user.pk, since=limits.day_start())
     if spent + amount > limit:
         raise SpendLimitReached(
             f"this entry fee of {format_money(amount)} would pass your daily limit of "

@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts import play
+from accounts import limits, play
 from accounts.models import PlayLimit, User
 from tables.errors import PlayBlocked, PlayLimitReached
 from tables.models import Seat
@@ -87,9 +87,9 @@ def check_may_join(user: User, *, now: datetime | None = None) -> None:
     """Raise ``PlayBlocked`` (deactivated, suspended, self-excluded) or ``PlayLimitReached`` (play time today)."""
     now = now or timezone.now()
     check_may_play(user, now=now)
-    minutes = play.current_limit(user, PlayLimit.Kind.TIME, now=now)
+    minutes = limits.current_limit(user, PlayLimit.Kind.TIME, now=now)
     if minutes is not None:
-        played = played_seconds(user, since=play.day_start(now), now=now)
+        played = played_seconds(user, since=limits.day_start(now), now=now)
         if played >= minutes * 60:
             raise PlayLimitReached(
                 f"you have played {played // 60} minutes today, your daily limit is {minutes} minutes; "

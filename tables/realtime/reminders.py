@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from accounts import play
+from accounts import limits
 from accounts.models import User
 from tables.contract import PlayReminderNotice
 from tables.game import restrictions
@@ -31,7 +31,7 @@ def play_clock(user: User, table_id: int) -> tuple[int, bool]:
     playing = Seat.objects.filter(
         user=user, engine_seat__isnull=False, game__table_id=table_id, game__status=PoolGame.Status.RUNNING
     ).exists()
-    return restrictions.played_seconds(user, since=play.day_start(now), now=now), playing
+    return restrictions.played_seconds(user, since=limits.day_start(now), now=now), playing
 
 
 def reminder(played_seconds: int) -> dict[str, Any]:

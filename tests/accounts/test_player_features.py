@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import play
+from accounts import limits, play
 from accounts.models import PlayLimit, SelfExclusion, User
 from tables.models import PoolGame
 from tests.tables.conftest import make_player, make_table
@@ -95,7 +95,7 @@ def test_a_spend_limit_refuses_a_join_with_a_clear_message_through_the_join_the_
     client = _logged_in(asha)
     response = client.post(reverse("profile-limits"), {"spend": "15", "time": ""})
     assert response.status_code == 302
-    assert play.current_limit(asha, PlayLimit.Kind.SPEND) == 15_00  # a first limit applies at once
+    assert limits.current_limit(asha, PlayLimit.Kind.SPEND) == 15_00  # a first limit applies at once
     first, second = make_table(fee=10_00), make_table(fee=10_00)
     assert client.post(f"/tables/{first.pk}/join/").status_code == 302
     page = client.post(f"/tables/{second.pk}/join/", follow=True).content.decode()
@@ -112,24 +112,24 @@ def test_a_spend_limit_refuses_a_join_with_a_clear_message_through_the_join_the_
 def test_raising_a_limit_waits_24_hours_and_lowering_applies_at_once() -> None:
     asha = make_player("asha")
     now = timezone.now()
-    play.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=60, now=now)
-    play.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=120, now=now)  # a raise
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now) == 60
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=23)) == 60
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=24, seconds=1)) == 120
+    limits.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=60, now=now)
+    limits.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=120, now=now)  # a raise
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now) == 60
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=23)) == 60
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=24, seconds=1)) == 120
     # lowering applies at once, and replaces the raise still waiting
-    play.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=30, now=now + timedelta(hours=1))
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=1)) == 30
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=30)) == 30
+    limits.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=30, now=now + timedelta(hours=1))
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=1)) == 30
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=30)) == 30
     # removing a limit is a raise too
-    play.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=None, now=now + timedelta(hours=2))
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=3)) == 30
-    assert play.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=27)) is None
+    limits.set_limit(user=asha, kind=PlayLimit.Kind.TIME, value=None, now=now + timedelta(hours=2))
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=3)) == 30
+    assert limits.current_limit(asha, PlayLimit.Kind.TIME, now=now + timedelta(hours=27)) is None
 
 
 def test_a_play_time_limit_refuses_a_join(monkeypatch: pytest.MonkeyPatch) -> None:
     # "today" began 12 hours ago, whatever the time of the run
-    monkeypatch.setattr(play, "day_start", lambda now=None: (now or timezone.now()) - timedelta(hours=12))
+    monkeypatch.setattr(limits, "day_start", lambda now=None: (now or timezone.now()) - timedelta(hours=12))
     asha, ravi = make_player("asha"), make_player("ravi")
     table = make_table(fee=100, seats=2)
     for user in (asha, ravi):

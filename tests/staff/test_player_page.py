@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import play
+from accounts import limits
 from accounts.models import PlayLimit, SelfExclusion, User
 from staff import player, services, statement
 from staff.models import AuditImmutable, StaffAction, StaffNote
@@ -99,8 +99,8 @@ def test_games_deals_suspensions_exclusions_and_limits_are_on_the_page(
     drop_until_the_first_deal_ends(game)
     asha = players[0]
     now = timezone.now()
-    play.set_limit(user=asha, kind=PlayLimit.Kind.SPEND, value=50_000)
-    play.set_limit(user=asha, kind=PlayLimit.Kind.SPEND, value=90_000)  # a raise: waits 24 hours
+    limits.set_limit(user=asha, kind=PlayLimit.Kind.SPEND, value=50_000)
+    limits.set_limit(user=asha, kind=PlayLimit.Kind.SPEND, value=90_000)  # a raise: waits 24 hours
     SelfExclusion.objects.create(
         user=asha, period="1d", starts_at=now - timedelta(days=3), ends_at=now - timedelta(days=2)
     )
