@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/digest_bench.py [--games 40] [--format 61]
 
-The scan digests each game once, when it finishes (``integrity.services.digest_new_games``).
+The scan digests each game once, when it finishes (``integrity.digest_store.digest_new_games``).
 Weighing what each taken discard cost its thrower (``integrity.discard_cost``) replays every deal
 and runs a best-arrangement search per card of the thrower's hand. This plays ``--games`` seeded
 games between bots (2 to 6 seats) and prints the median and 90th percentile CPU milliseconds of

@@ -16,7 +16,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from core.admin_base import ReadOnlyAdmin
-from integrity import selectors, services
+from integrity import config, selectors
 from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
 
 VIEW_SIGNALS = "integrity.view_signals"
@@ -164,7 +164,7 @@ class FlagAdmin(ReadOnlyAdmin):
             "first_figures": selectors.readable(flag.first_figures),
             "game_groups": selectors.flag_game_groups(flag),
             "history": list(flag.updates.all()),
-            "lapse_hours": services.lapse_hours(),
+            "lapse_hours": config.lapse_hours(),
             "signal_url": reverse("admin:integrity_signal", args=[flag.signal]),
         }
 

@@ -163,7 +163,7 @@ class Flag(models.Model):
 
     A flag punishes nobody by itself. One flag per signal and pair (or player) until decided; a
     decided one is raised again only when the evidence has doubled (games behind it) since the
-    decision. Until decided, every scan recomputes it (``integrity.services.keep_flag_true``):
+    decision. Until decided, every scan recomputes it (``integrity.flagging.keep_flag_true``):
     its figures follow the evidence, it weakens when the signal no longer flags the pair and
     lapses (closed, with a record) when it has not for ``INTEGRITY_LAPSE_HOURS``; a lapsed flag
     reopens if the signal flags the pair again. The scan never changes a decided flag.

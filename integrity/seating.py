@@ -12,7 +12,7 @@ from typing import Any
 
 from django.dispatch import receiver
 
-from integrity import links, services
+from integrity import flagging, links
 from integrity.models import AccountLink
 from tables.errors import SeatRefused
 from tables.game import seating
@@ -118,4 +118,4 @@ def part_them_where_they_sit(sender: Any, link: AccountLink, **kwargs: Any) -> N
             except Exception:
                 logger.exception("could not part linked accounts at table %s", game.table_id)
         elif all(s.engine_seat is not None for s in both):
-            services.flag_linked_in_game(link, game.pk)
+            flagging.flag_linked_in_game(link, game.pk)

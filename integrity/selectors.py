@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from integrity import links, services
+from integrity import config, links, signins
 from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
 from integrity.rules import rule_texts
 from tables.models import Deal
@@ -26,10 +26,10 @@ SIGNALS = [s for s, _ in SignalRow.Signal.choices]
 
 def rules() -> dict[str, tuple[str, str]]:
     return rule_texts(
-        services.thresholds(),
-        window_days=services.window_days(),
-        retention_days=services.retention_days(),
-        m=services.multi_account_rules(),
+        config.thresholds(),
+        window_days=config.window_days(),
+        retention_days=config.retention_days(),
+        m=signins.multi_account_rules(),
     )
 
 

@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from integrity import multiaccount
+from integrity import multiaccount, signins
 from integrity import services as scan_services
 from integrity.models import AccountLink, Flag, SignalRow
 from integrity.seating import REFUSAL, LinkedAccountAtTable
@@ -279,7 +279,7 @@ def test_many_honest_players_on_one_carrier_address_are_neither_flagged_nor_link
 def test_games_together_behind_a_crowded_address_raise_no_shared_flag(games, monkeypatch):
     """The weak "shared" sign is a household's or a hostel's address, not a carrier's: behind an
     address with more than ``SHARED_MAX_ACCOUNTS`` accounts, games together say nothing."""
-    monkeypatch.setattr(scan_services, "SHARED_MAX_ACCOUNTS", 3)
+    monkeypatch.setattr(signins, "SHARED_MAX_ACCOUNTS", 3)
     mobile = [sign_up(f"mobile{i}", CARRIER) for i in range(4)]
     home = [sign_up(f"home{i}", HOME) for i in range(2)]
     others = strangers(2)
