@@ -32,7 +32,8 @@ from integrity.rates import RateModel
 from integrity.stats import log5, normal_sf, shrunk
 
 if TYPE_CHECKING:
-    from integrity.detect import Digests, Thresholds, _Pair
+    from integrity.detect import Thresholds
+    from integrity.sums import Digests, Pair
 
 #: A ring member: at least this share of its games played with the gainer, and paid games with it.
 RING_SHARE = 0.25
@@ -53,7 +54,7 @@ class Edge:
 
     loser: str
     gainer: str
-    pair: _Pair
+    pair: Pair
     #: the loser's index in the pair (0: the first of the sorted key)
     li: int
     fees: float
@@ -106,7 +107,7 @@ def edges(s: Digests) -> dict[str, list[Edge]]:
     return into
 
 
-def _pair(s: Digests, x: str, y: str) -> tuple[_Pair | None, int]:
+def _pair(s: Digests, x: str, y: str) -> tuple[Pair | None, int]:
     a, b = sorted((x, y))
     return s.pairs.get(f"{a}|{b}"), 0 if x == a else 1
 

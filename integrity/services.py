@@ -43,6 +43,7 @@ from integrity.models import (
     SignInEvent,
 )
 from integrity.signins import SignIns, multi_account_findings, shared_rows
+from integrity.sums import Digests
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ def window_digests(
 
 
 class _Window(Iterator[tuple[int, dict[str, Any]]]):
-    """The window's digests as ``detect.Digests`` reads them (game id, digest), adding up the time
+    """The window's digests as ``Digests`` reads them (game id, digest), adding up the time
     spent getting each (the database and decoding), and keeping of each game only what the
     one-person rules read (``multiaccount.Game``): the digest itself is dropped once summed."""
 
@@ -157,10 +158,10 @@ class _Window(Iterator[tuple[int, dict[str, Any]]]):
 
 class _Played(Mapping[tuple[int, int], Sequence[Any]]):
     """The pairs that played together in the window, as ``shared_rows`` and the one-person rules
-    read them: (low id, high id) -> their games (``detect.PairGames``), read from the sums without
+    read them: (low id, high id) -> their games (``PairGames``), read from the sums without
     copying them."""
 
-    def __init__(self, sums: detect.Digests) -> None:
+    def __init__(self, sums: Digests) -> None:
         self.sums = sums
 
     def __getitem__(self, users: tuple[int, ...]) -> Sequence[Any]:
@@ -254,7 +255,7 @@ def scan(*, now: datetime | None = None, on_phase: Callable[[str, float], None] 
     run.games_digested += redigest_stale_games(since=now - timedelta(days=window_days()))
     phases.done("digest stale games again")
     window = _Window(window_digests(now - timedelta(days=window_days())))
-    sums = detect.Digests(window)
+    sums = Digests(window)
     run.games_in_window = sums.count
     phases.done("build sums", part=("load digests", window.seconds))
     t = thresholds()

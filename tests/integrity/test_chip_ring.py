@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from integrity import detect
+from integrity.sums import Digests
 
 from .test_signals import _game
 
@@ -118,9 +119,9 @@ def test_a_flagged_ring_is_queued_under_its_gainer_and_each_member_is_linked(mon
 
 def _edge(loser: str, gainer: str, paid: int, fees: float) -> Any:
     from integrity.chipflow import Edge
-    from integrity.detect import _Pair
+    from integrity.sums import Pair
 
-    pair = _Pair()
+    pair = Pair()
     pair.paid = pair.n = paid
     return Edge(loser, gainer, pair, 0, fees, fees * FEE)
 
@@ -139,6 +140,6 @@ def test_a_chain_is_as_strong_as_its_weaker_edge(monkeypatch, z_beyond: float, f
         "judge",
         lambda s, e, model, t, without: chipflow.Excess(0.5, 0.5 + z[(e.loser, e.gainer)], 1.0, 0, 0),
     )
-    (found,) = chipflow.chains(detect.Digests([]), detect.Thresholds(), None, 10)  # type: ignore[arg-type]
+    (found,) = chipflow.chains(Digests([]), detect.Thresholds(), None, 10)  # type: ignore[arg-type]
     users, figures, _, is_flagged, p = found
     assert users == ("B", "A", "C") and is_flagged is flagged, (p, figures)

@@ -13,6 +13,7 @@ from typing import Any
 
 from integrity import detect
 from integrity.stats import binom_sf, log5, log5_sf
+from integrity.sums import Digests
 
 FEE = 1_000
 
@@ -50,7 +51,7 @@ def _friends(games_apart: int, strong_rate: float, weak_rate: float) -> dict[str
             table = [who, f"{who}-x{i}", f"{who}-y{i}"]
             winner = who if rng.random() < rate else table[1 + i % 2]
             games.append((len(games), _game(table, winner)))
-    found = detect.chip_dumping(detect.Digests(games), detect.Thresholds())
+    found = detect.chip_dumping(Digests(games), detect.Thresholds())
     (pair,) = [f for f in found if set(f.users) == {"strong", "weak"}]
     return {"flagged": pair.flagged, **pair.figures}
 

@@ -1,4 +1,4 @@
-"""The scan's compact sums (``integrity.detect``: ``_Pair`` in slots, a pair's games read from its
+"""The scan's compact sums (``integrity.sums``: ``Pair`` in slots, a pair's games read from its
 players' lists, the per-pair signals run a part at a time) find exactly what plain sums find:
 every signal's findings (players, figures, games, flagged, score) over a few thousand engine
 digests recycled among many players, old (version 1) and new digests mixed."""
@@ -17,6 +17,7 @@ from game_engine.collusion import Plan, play_table
 from game_engine.formats import make_rules
 from integrity import detect
 from integrity.digest import chip_flows, digest
+from integrity.sums import Digests
 
 FEE = 1_000
 PLAYERS = [str(n) for n in range(1, 121)]
@@ -133,9 +134,9 @@ class _PlainPair:
     team: list[float] = field(default_factory=lambda: [0, 0.0, 0.0, 0.0])
 
 
-def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> detect.Digests:
+def _plain_sums(games: list[tuple[int, dict[str, Any]]]) -> Digests:
     """The sums written out plainly, each count added where a digest holds it."""
-    s = detect.Digests([])
+    s = Digests([])
     s.pairs = defaultdict(_PlainPair)  # type: ignore[arg-type]
     for ref, d in games:
         people, net, fee = d["players"], d["net"], d["fee"]
@@ -222,7 +223,7 @@ def _as_rows(found: list[detect.Finding]) -> list[tuple[Any, ...]]:
 def test_compact_sums_find_what_plain_sums_find(games: list[tuple[int, dict[str, Any]]]) -> None:
     t = detect.Thresholds()
     plain = _plain_sums(games)
-    compact = detect.Digests(iter(games))  # streamed, as the scan reads the window
+    compact = Digests(iter(games))  # streamed, as the scan reads the window
     assert compact.count == len(games)
     assert len(compact.pairs) == len(plain.pairs) > 1_000
     whole = detect.run_all(games, t)
@@ -239,7 +240,7 @@ def test_compact_sums_find_what_plain_sums_find(games: list[tuple[int, dict[str,
 
 def test_a_pairs_games_read_lazily_match_the_list(games: list[tuple[int, dict[str, Any]]]) -> None:
     plain = _plain_sums(games)
-    compact = detect.Digests(games)
+    compact = Digests(games)
     for key, pair in list(compact.pairs.items())[:300]:
         listed = plain.pairs[key].games
         assert len(pair.games) == len(listed)

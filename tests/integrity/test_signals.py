@@ -11,6 +11,7 @@ from game_engine.collusion import Plan, play_table
 from game_engine.formats import make_rules
 from integrity import detect
 from integrity.digest import digest
+from integrity.sums import Digests
 
 FEE = 1_000
 
@@ -88,7 +89,7 @@ def test_win_rate_flags_no_honest_player(findings):
 
 
 def test_a_winner_of_many_games_is_flagged_for_its_win_rate():
-    sums = detect.Digests(
+    sums = Digests(
         (
             i,
             {
