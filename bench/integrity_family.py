@@ -25,7 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from integrity import detect  # noqa: E402
-from integrity.family import report, run  # noqa: E402
+from integrity.family import run  # noqa: E402
+from integrity.family_report import report  # noqa: E402
 
 Game = tuple[int, dict[str, Any] | None]
 

@@ -16,17 +16,8 @@ from game_engine.formats import make_rules
 from game_engine.schemes import METHODS, Role, play, poor_hand
 from integrity import detect
 from integrity.digest import digest
-from integrity.family import (
-    GAMES_TOGETHER,
-    Group,
-    Population,
-    Tracker,
-    detected,
-    draw_population,
-    report,
-    schedule,
-    wilson,
-)
+from integrity.family import GAMES_TOGETHER, Group, Population, Tracker, draw_population, schedule
+from integrity.family_report import detected, report, wilson
 
 RULES = make_rules("61", max_players=6, entry_fee=1_000, rake_bp=1000)
 
