@@ -7,9 +7,8 @@ last run once (``integrity.digest_store``), runs the signals over the window's d
 rows, raises flags in the review queue and links the pairs chip dumping finds, and those whose
 shared address and play say one person (``integrity.multiaccount``). Each run also keeps the
 undecided flags true (``integrity.flagging``): their figures follow the evidence, and one the
-signal no longer finds weakens, then lapses. The staff side (``staff.integrity``) records
-decisions through ``decide`` inside its own audited transaction. Its settings are read by
-``integrity.config``.
+signal no longer finds weakens, then lapses. Its settings are read by ``integrity.config``; a
+review's decision is ``integrity.review``.
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ from integrity.models import (
     AccountLink,
     Flag,
     GameDigest,
-    PlayerWarning,
     ScanRun,
     SignalRow,
     SignInEvent,
@@ -408,40 +406,3 @@ def scan(*, now: datetime | None = None, on_phase: Callable[[str, float], None] 
         phases,
     )
     return run
-
-
-# ---------------------------------------------------------------------------
-# a review's decision (the staff side wraps it: authority, audit, suspension, chips)
-# ---------------------------------------------------------------------------
-class DecisionError(Exception):
-    """A decision that cannot be recorded, in words for the form."""
-
-
-def decide(*, flag: Flag, staff: Any, decision: str, reason: str, warning: str = "") -> Flag:
-    """Record a review's decision on an open flag (in the caller's transaction); a warning's
-    message is shown to the warned player(s) once, at their next log-in."""
-    reason = (reason or "").strip()
-    if decision not in Flag.Decision.values:
-        raise DecisionError(f"unknown decision {decision!r}")
-    if not reason:
-        raise DecisionError("a decision needs a reason")
-    row = Flag.objects.select_for_update().get(pk=flag.pk)
-    if row.decision:
-        raise DecisionError("this flag was already decided")
-    if row.state == Flag.State.LAPSED:
-        raise DecisionError(
-            "this flag lapsed: the signal no longer finds the pair (it reopens if it does again)"
-        )
-    now = timezone.now()
-    row.decision, row.decided_at, row.decided_by = decision, now, staff
-    row.decision_reason = reason[:300]
-    row.games_at_decision = row.games_total or len(row.games)
-    row.save(update_fields=["decision", "decided_at", "decided_by", "decision_reason", "games_at_decision"])
-    if decision == Flag.Decision.WARNED:
-        message = (warning or "").strip()
-        if not message:
-            raise DecisionError("a warning needs the message the player is shown")
-        for user_id in filter(None, (row.user_a_id, row.user_b_id)):
-            PlayerWarning.objects.create(user_id=user_id, flag=row, message=message[:300], created_at=now)
-    flag.refresh_from_db()
-    return row

@@ -11,8 +11,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
-from integrity import links
-from integrity import services as integrity
+from integrity import links, review
 from integrity.models import AccountLink, Flag
 from staff import audit, authority, services
 from staff.audit import StaffRefused
@@ -133,8 +132,8 @@ def decide_flag(*, staff: User, flag: Flag, d: Decision) -> dict[str, Any]:
         for user in filter(None, (flag.user_a, flag.user_b)):
             authority.check_may_act_on(staff, user, verb="review_flag")
         try:
-            integrity.decide(flag=flag, staff=staff, decision=d.decision, reason=reason, warning=d.warning)
-        except integrity.DecisionError as exc:
+            review.decide(flag=flag, staff=staff, decision=d.decision, reason=reason, warning=d.warning)
+        except review.DecisionError as exc:
             raise StaffError(str(exc)) from exc
         if d.decision == Flag.Decision.SUSPENDED:
             if not d.suspend:
