@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib import messages
 from django.contrib.admin.options import IncorrectLookupParameters
@@ -78,7 +78,13 @@ def rows_by_ids(queryset: QuerySet[Any], start: int, stop: int | None) -> list[A
     return [found[pk] for pk in ids if pk in found]
 
 
-class EstimatedCountPaginator(Paginator):
+if TYPE_CHECKING:  # generic in django-stubs only
+    _Paginator = Paginator[Any]
+else:
+    _Paginator = Paginator
+
+
+class EstimatedCountPaginator(_Paginator):
     """A count that never reads more than ``COUNT_CAP`` rows (see the module's docstring)."""
 
     estimated = False
@@ -101,7 +107,7 @@ class EstimatedCountPaginator(Paginator):
         self.estimated = True
         return max(COUNT_CAP + 1, query_estimate(queryset) or 0)
 
-    def _get_page(self, object_list: Any, number: int, paginator: Paginator) -> Any:
+    def _get_page(self, object_list: Any, number: int, paginator: Paginator[Any]) -> Any:
         """Django's page of the slice it cut, its rows read by ids first (``rows_by_ids``)."""
         if isinstance(object_list, QuerySet) and connection.vendor == "postgresql":
             query = object_list.query

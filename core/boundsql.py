@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 
 
-class _LoggedCursor(psycopg.Cursor):  # type: ignore[type-arg]  # generic over its row type; rows here are plain tuples
+class _LoggedCursor(psycopg.Cursor[Any]):  # rows here are plain tuples
     """For a connection whose queries are logged (``DEBUG``, ``CaptureQueriesContext``): never
     prepared, since Django reads a statement's text back from the cursor for the log, and psycopg
     leaves none there when it runs a prepared one (the log would hold ``None``)."""

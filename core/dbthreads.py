@@ -56,13 +56,13 @@ def run_in_thread(func: Any, threads: int) -> Any:
     return DatabaseSyncToAsync(func, thread_sensitive=False, executor=executor(threads))
 
 
-class _Holding(SyncToAsync):  # type: ignore[misc]  # asgiref's SyncToAsync ships no types: the base class is Any
+class _Holding(SyncToAsync[Any, Any]):
     """``DatabaseSyncToAsync`` whose thread keeps its connection between calls (``HOLD_SECONDS``)."""
 
     def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
         _hold_or_close()
         try:
-            return super().thread_handler(loop, *args, **kwargs)
+            return super().thread_handler(loop, *args, **kwargs)  # type: ignore[no-untyped-call]  # asgiref leaves it untyped
         finally:
             _hold_or_close()
 

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 from rest_framework import serializers
 from typing_extensions import get_type_hints, is_typeddict
 
-_PLAIN: dict[str, type[serializers.Field]] = {
+_PLAIN: dict[str, type[serializers.Field[Any, Any, Any, Any]]] = {
     "integer": serializers.IntegerField,
     "string": serializers.CharField,
     "boolean": serializers.BooleanField,
@@ -48,7 +48,9 @@ def _serializer(schema: dict[str, Any], defs: dict[str, Any], name: str) -> type
     )
 
 
-def _field(prop: dict[str, Any], defs: dict[str, Any], required: bool) -> serializers.Field:
+def _field(
+    prop: dict[str, Any], defs: dict[str, Any], required: bool
+) -> serializers.Field[Any, Any, Any, Any]:
     options: dict[str, Any] = {"required": required}
     if prop.get("description"):
         options["help_text"] = prop["description"]
