@@ -92,7 +92,10 @@ async def test_an_action_on_a_terminated_connection_is_done_once_and_the_socket_
     def keep_the_sockets_connection() -> None:
         # This thread's wrapper may be one an earlier test of this process made, not the one
         # ``kept_connections`` patched: the connection must be kept here for there to be one to kill.
+        # One it opened before is closed first: its lifetime was set when it opened (0 s, closed at
+        # the socket's next call, which would then open a new one and meet no dead connection).
         monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)
+        connection.close()
         connection.ensure_connection()
 
     async def kill_the_sockets_connection() -> None:
