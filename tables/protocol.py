@@ -137,7 +137,7 @@ def request_id_of(content: dict[str, Any]) -> str | None:
 
 # ---------------------------------------------------------------------------
 # what a client sends (docs/protocol.md, "Client -> server"): each message a model below, whose
-# JSON Schema is the page's ``ClientMessage`` type (tables/contract.py); an action's fields are
+# JSON Schema is the page's ``ClientMessage`` type (tables/wiredocs.py); an action's fields are
 # its engine dataclass's (game_engine/actions.py)
 # ---------------------------------------------------------------------------
 CardText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CARD_TEXT)]
