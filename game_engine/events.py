@@ -67,6 +67,12 @@ def to_wire(event: Event) -> dict[str, Any]:
     return {"type": event.type, **event.data}
 
 
+#: How a game's prize was split, when it was (``game_over``).
+SplitKind = Literal["manual", "auto"]
+#: How a cancelled game's money went (``game_cancelled``; ``tables.game.staffops`` settles it).
+Settlement = Literal["refund", "split", "none"]
+
+
 # ---------------------------------------------------------------------- seats (the server)
 @dataclass(frozen=True, slots=True)
 class SeatTaken(Event):
@@ -363,7 +369,7 @@ class GameOver(Event):
     fees_paid: int
     winner: str | None
     winner_seat: int | None
-    split: Literal["manual", "auto"] | None
+    split: SplitKind | None
     scores: dict[str, int]
 
 
@@ -376,7 +382,7 @@ class GameCancelled(Event):
         "and `rake`; the server settled exactly these amounts"
     )
     message: str
-    settlement: Literal["refund", "split", "none"]
+    settlement: Settlement
     payouts: dict[str, int]
     rake: int
 
@@ -494,7 +500,7 @@ def protocol_table() -> str:
     for name, cls in CATALOGUE.items():
         parts = []
         for f in dataclasses.fields(cls):
-            kind = type_words(str(f.type))
+            kind = type_words(str(f.type), globals())
             absent = " (absent when null)" if f.metadata.get("omit_none") else ""
             if f.metadata.get("seats_only"):
                 kind, absent = (

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, TypeVar, Union, get_args
 from typing_extensions import TypedDict
 
 from game_engine import events as ev
-from game_engine.events import OMIT_NONE, GameResult
+from game_engine.events import OMIT_NONE, GameResult, Settlement
 from game_engine.melds import GroupVerdict
 from game_engine.views import View  # one seat's view (docs/protocol.md, "The view"): ``view_for``
 from tables.protocol import QuickPhrase
@@ -64,9 +64,6 @@ class TableSummary(TypedDict):
     decks: int
     turn_seconds: int
 
-
-#: How a cancelled game's money went (``tables.game.staffops``).
-Settlement = Literal["refund", "split", "none"]
 
 #: A game's status on the wire: PoolGame.Status's values.
 GameStatus = Literal["waiting", "running", "finished", "cancelled"]

@@ -3,10 +3,9 @@ with a serializer made from it (``core.typed_api.serializer_for``)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from typing_extensions import TypedDict
 
+from game_engine.events import SplitKind
 from tables.contract import GameStatus, TableFormat
 
 
@@ -56,7 +55,7 @@ class GamePayout(TypedDict):
     """Staff cancelled the game (its fees refunded or shared)."""
     message: str | None
     """A cancelled game: what staff told the players; else null."""
-    split: Literal["manual", "auto"] | None
+    split: SplitKind | None
     """How the prize was split; null: a winner took it."""
     winner_seat: int | None
     prize_pool: int | None
