@@ -14,4 +14,6 @@ if (data && button && out) {
     out.textContent = (res.ok ? "✓ verified: " : "✗ failed: ") + res.reason;
     out.dataset.ok = res.ok ? "true" : "false";
   });
+  // The button is disabled in the page until here, so a click before this module ran is not lost.
+  /** @type {HTMLButtonElement} */ (button).disabled = false;
 }

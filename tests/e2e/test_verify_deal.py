@@ -98,6 +98,28 @@ def test_browser_verification_agrees_with_the_server_and_flags_tampering(
     assert errors == []
 
 
+def test_the_button_waits_for_the_verifier_to_load(
+    deals: list[int], live_server_url: str, browser: Any
+) -> None:
+    """On slow data the page shows before its module runs: a button that did nothing when
+    clicked then would lose the click, so it stays disabled until the module takes it."""
+    page = browser.new_page(**DESKTOP)
+    log_in(page, live_server_url, "judge", PASSWORD)
+    held: list[Any] = []
+    page.route("**/js/verify_deal*.js", lambda route: held.append(route))
+    page.goto(f"{live_server_url}/admin/tables/deal/{deals[0]}/face-up/")
+    page.fill("#id_reason", "a player asks whether the shuffle was fair")
+    page.click("#face-up-form [type=submit]", no_wait_after=True)
+    page.wait_for_selector("#face-up-note")
+    assert held, "the module was not requested"
+    assert page.is_disabled("#verify-deal")
+    for route in held:
+        route.continue_()
+    page.click("#verify-deal")
+    page.wait_for_selector("#verify-result[data-ok]")
+    assert str(page.text_content("#verify-result")).startswith("✓ verified")
+
+
 @pytest.fixture
 def lobby_rows(transactional_db: None) -> int:
     player = make_player("sita")
