@@ -13,11 +13,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from core.money import format_money
 from integrity import config, links, signins
 from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
 from integrity.rules import rule_texts
 from tables.models import Deal
-from wallet.money import format_money
 
 #: Log-ins a player's section lists.
 RECENT_LOGINS = 10

@@ -32,7 +32,7 @@ from django.db import models
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
-from wallet.money import format_money
+from core.money import format_money
 
 Action = AbstractLogEntry.Action
 

@@ -13,13 +13,13 @@ from django.db.models.functions import TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
+from core.money import format_money
 from staff.rake_chart import rake_chart
 from staff.timezones import operator_zone, zone_label
 from tables.models import Deal, PoolGame, Seat
 from tables.realtime import sockets
 from wallet.audit import last_check
 from wallet.models import Account, AccountKind, Entry, TransactionKind
-from wallet.money import format_money
 
 CHART_DAYS = 30
 #: A timer this many seconds past its deadline is overdue (a worker enforces it within a second or two).

@@ -11,13 +11,13 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
+from core.money import format_money
 from integrity import links, review
 from integrity.models import AccountLink, Flag
 from staff import audit, authority, services
 from staff.audit import StaffRefused
 from staff.services import StaffError, _refusals_recorded
 from tables.models import Deal
-from wallet.money import format_money
 
 LINK = "integrity.link_accounts"
 REVIEW = "integrity.review_flag"

@@ -11,9 +11,9 @@ from django.db.models import Sum
 from django.db.models.functions import Abs
 from django.utils import timezone
 
+from core.money import format_money
 from staff.models import AdjustmentRequest
 from wallet.models import AccountKind, Entry, TransactionKind
-from wallet.money import format_money
 
 
 def rupees_setting(name: str) -> int:

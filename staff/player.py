@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import PlayLimit, SelfExclusion, Suspension, User
+from core.money import format_money
 from staff import roles
 from staff.models import StaffNote
 from staff.selectors import integrity_sections
@@ -26,7 +27,6 @@ from staff.statement import statement as statement_page
 from staff.timezones import operator_zone
 from tables.models import Deal, PoolGame, Seat
 from wallet.models import Account, AccountKind
-from wallet.money import format_money
 
 GAMES_PER_PAGE = 20
 PLAYER_KINDS = (AccountKind.WALLET, AccountKind.BONUS)

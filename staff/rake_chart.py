@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 
-from wallet.money import format_money
+from core.money import format_money
 
 
 def _nice_top(value: int) -> int:

@@ -10,11 +10,11 @@ from django.urls import reverse
 from django.utils.text import slugify
 
 from accounts import play
+from core.money import format_money
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from integrity.selectors import player_sections
 from tables.models import Deal, PoolGame, Seat
-from wallet.money import format_money
 
 SUITS = {"S": ("♠", False), "H": ("♥", True), "D": ("♦", True), "C": ("♣", False)}
 PHASE_WORDS = {

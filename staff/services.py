@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts import play
 from accounts.models import Suspension, User
+from core.money import format_money
 from staff import audit, authority
 from staff.audit import StaffRefused
 from staff.models import AdjustmentRequest, StaffAction, StaffNote
@@ -27,7 +28,6 @@ from tables.models import PoolGame, Table, TableSettings
 from wallet import services as wallet
 from wallet.errors import IdempotencyConflict, InsufficientFunds, NotStaff, WalletError
 from wallet.models import AccountKind, LedgerTransaction, TransactionKind
-from wallet.money import format_money
 from wallet.selectors import chip_balances
 
 

@@ -18,8 +18,8 @@ from urllib.parse import urlencode
 from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.urls import reverse
 
+from core.money import format_money
 from wallet.models import Account, AccountKind, Entry, TransactionKind
-from wallet.money import format_money
 
 STATEMENT_PER_PAGE = 25
 BEFORE, AFTER, OLDEST = "statement_before", "statement_after", "statement_oldest"

@@ -14,11 +14,11 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.lookup import named
 from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin, ReadOnlyTabularInline
+from core.money import format_money
 from game_engine.events import CATALOGUE
 from tables.game.selectors import without_hands
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 from wallet.forms import RupeesField
-from wallet.money import format_money
 
 
 def _games_search(term: str) -> tuple[str, Any]:

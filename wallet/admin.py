@@ -12,8 +12,8 @@ from django.utils.html import format_html
 from accounts.lookup import named
 from accounts.models import User
 from core.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
+from core.money import format_money
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
-from wallet.money import format_money
 
 ADJUST_PERMISSION = "wallet.adjust_balance"
 #: How many players a name search looks at for their bonus accounts.

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.requests import signed_in
-from wallet.money import format_money
+from core.money import format_money
 from wallet.selectors import chip_balances, wallet_history
 from wallet.services import claim_daily_topup
 

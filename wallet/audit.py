@@ -9,8 +9,8 @@ from django.db.models import F, Q, Sum, Value, Window
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from core.money import format_money
 from wallet.models import NON_NEGATIVE_KINDS, Account, AccountKind, Entry, LedgerCheck, LedgerTransaction
-from wallet.money import format_money
 
 MAX_LISTED = 20
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from accounts import limits
 from accounts.models import BonusMailbox, PlayLimit, User
+from core.money import chips, format_money
 from wallet.errors import (
     DailyTopupAlreadyClaimed,
     DailyTopupNeedsMailbox,
@@ -51,7 +52,6 @@ from wallet.ledger import (
 )
 from wallet.locks import accounts_for_update
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction, TransactionKind
-from wallet.money import chips, format_money
 
 GRANT_KINDS = (TransactionKind.SIGNUP_BONUS, TransactionKind.DAILY_TOPUP, TransactionKind.GRANT)
 #: Grants credited as bonus chips rather than cash.

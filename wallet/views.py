@@ -10,8 +10,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.requests import signed_in
+from core.money import chips, format_money
 from wallet.errors import DailyTopupAlreadyClaimed, DailyTopupNeedsMailbox
-from wallet.money import chips, format_money
 from wallet.selectors import chip_balances, daily_topup_claimed, wallet_history_page
 from wallet.services import claim_daily_topup, daily_topup_allowed
 

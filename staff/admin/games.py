@@ -13,12 +13,12 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from accounts.requests import signed_in
+from core.money import format_money
 from staff import audit, selectors, services
 from staff.admin.pages import CANCEL, VIEW_LIVE, page_context
 from staff.forms import CancelGameForm
 from tables.admin import PoolGameAdmin
 from tables.models import PoolGame, Seat
-from wallet.money import format_money
 
 
 @admin.register(PoolGame)

@@ -15,11 +15,11 @@ from accounts import emailchange
 from accounts.models import EmailChange, PlayLimit, SelfExclusion, Suspension, User
 from accounts.requests import signed_in
 from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin
+from core.money import format_money
 from staff import audit, authority
 from staff.admin.reasons import ReasonedAdminMixin, reasoned_action
 from staff.forms import ReasonForm
 from staff.models import StaffNote
-from wallet.money import format_money
 
 admin.site.unregister(Group)  # Django's own page for roles
 

@@ -14,13 +14,13 @@ from django.urls import URLPattern, path, reverse
 from accounts.models import User
 from accounts.requests import signed_in
 from core.admin_base import ReadOnlyAdmin
+from core.money import format_money
 from staff import audit, authority, money_controls, roles, services
 from staff.admin.pages import APPROVE, page_context
 from staff.models import AdjustmentRequest
 from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS, AccountAdmin
 from wallet.forms import AdjustmentForm
 from wallet.models import Account, AccountKind
-from wallet.money import format_money
 from wallet.selectors import chip_balances
 
 

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from accounts.models import User
+from core.money import format_money
 from game_engine import fairness
 from game_engine.actions import StartDeal
 from game_engine.events import Event, GameStarted, SeatLeft, SeatTaken
@@ -47,7 +48,6 @@ from tables.game.record import DEADLINE, write_game
 from tables.models import PoolGame, Seat, Table, TableSettings
 from wallet import services as wallet
 from wallet.errors import NothingToRefund
-from wallet.money import format_money
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
 

@@ -7,6 +7,7 @@ from typing import Any, Literal, cast
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from accounts.models import User
+from core.money import format_money
 from game_engine.events import SEATS_ONLY_FIELDS, DealOver, events_for_spectators
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
@@ -16,7 +17,6 @@ from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableForm
 from tables.game import gamerows
 from tables.game.shapes import GameDeal, GameHistory, GamePayout, GamePlayer
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
-from wallet.money import format_money
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
 

@@ -16,6 +16,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
+from core.money import format_money
 from game_engine.events import GameCancelled
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
@@ -28,7 +29,6 @@ from tables.game.locks import table_for_update
 from tables.models import PoolGame, Table, TableSettings
 from wallet import services as wallet
 from wallet.models import Account, AccountKind
-from wallet.money import format_money
 
 CANCEL_RULE = (
     "Before the first deal ends, every entry fee is refunded in full. After that, the prize pool "

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
+from core.money import format_money
 from tables.models import Deal, PoolGame, Seat
-from wallet.money import format_money
 
 
 def player_stats(user: User, *, recent: int = 10) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def test_support_finds_a_player_reads_the_statement_and_adds_a_note(
         page.click("a.player-link")
         page.wait_for_selector("#player-page")
         assert "asha" in page.text_content("#player-summary")
-        from wallet.money import format_money
+        from core.money import format_money
 
         assert page.text_content("#balance-cash").strip() == format_money(history["cash"])
         assert "Grant" in page.text_content("#statement")  # the 30 newest movements are grants

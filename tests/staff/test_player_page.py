@@ -64,7 +64,7 @@ def test_the_statement_lists_every_movement_of_the_players_chips_with_running_ba
 
 
 def _money(paise: int) -> str:
-    from wallet.money import format_money
+    from core.money import format_money
 
     return format_money(paise)
 

@@ -11,6 +11,7 @@ from django.test import override_settings
 
 from accounts.models import User
 from accounts.services import confirm_email
+from core.money import format_money
 from tests.wallet.conftest import earned_mailbox_bonus
 from wallet import services
 from wallet.audit import check_ledger
@@ -26,7 +27,6 @@ from wallet.errors import (
     WalletError,
 )
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction, TransactionKind
-from wallet.money import format_money
 from wallet.selectors import (
     chip_balances,
     escrow_balance,
