@@ -15,9 +15,10 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from core import admin_parts
 from core.admin_base import ReadOnlyAdmin
 from integrity import config, selectors
-from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
+from integrity.models import AccountLink, Flag, ScanRun, SignalRow, SignInEvent
 
 VIEW_SIGNALS = "integrity.view_signals"
 
@@ -43,7 +44,8 @@ class SignInEventAdmin(ReadOnlyAdmin):
         return e.device[:12]
 
 
-# the base of the page ``staff.admin.integrity`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.integrity``, composed over it (``core.admin_parts``)
+@admin_parts.register(AccountLink)
 class AccountLinkAdmin(ReadOnlyAdmin):
     list_display = (
         "user_a",
@@ -121,7 +123,8 @@ class FlagStatusFilter(admin.SimpleListFilter):
         }.get(chosen, queryset)
 
 
-# the base of the page ``staff.admin.integrity`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.integrity``, composed over it (``core.admin_parts``)
+@admin_parts.register(Flag)
 class FlagAdmin(ReadOnlyAdmin):
     """The review queue: open flags first, the strongest evidence first; lapsed ones on request."""
 

@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.lookup import named
+from core import admin_parts
 from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from core.money import format_money
 from game_engine.events import CATALOGUE
@@ -67,7 +68,8 @@ class TableSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # generic o
         fields = [f.name for f in TableSettings._meta.concrete_fields if f.name != "id"]
 
 
-# the base of the page ``staff.admin.tables`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.tables``, composed over it (``core.admin_parts``)
+@admin_parts.register(TableSettings)
 class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
     form = TableSettingsForm
     list_display = (
@@ -109,10 +111,12 @@ class TableSettingsAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type
         return format_money(obj.entry_fee)
 
 
-# the base of the page ``staff.admin.tables`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.tables``, composed over it (``core.admin_parts``)
+@admin_parts.register(Table)
 class TableAdmin(QuickRowsMixin, admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in django-stubs: Django's class takes no parameter at run time
-    list_display: tuple[str, ...] = ("name", "settings", "created_at")
-    list_filter: ClassVar[tuple[str, ...]] = ("settings__format",)
+    list_display = ("name", "settings", "is_open", "created_at")
+    list_filter = ("is_open", "settings__format")
+    readonly_fields = ("is_open",)  # closed and reopened by an action that asks why
     search_fields = ("name",)
     list_select_related = ("settings",)
     # a player's own practice table: an id box, not a menu of every account on the site
@@ -132,18 +136,12 @@ class DealInline(ReadOnlyTabularInline):
     show_change_link = True
 
 
-# the base of the page ``staff.admin.games`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.games``, composed over it (``core.admin_parts``)
+@admin_parts.register(PoolGame)
 class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
-    list_display: tuple[str, ...] = (
-        "id",
-        "table",
-        "status",
-        "version",
-        "deadline_kind",
-        "deadline_at",
-        "started_at",
-        "finished_at",
-    )
+    list_display = ("id", "table", "status", "players", "started_at", "finished_at")
+    sortable_by = ("id", "status", "started_at", "finished_at")  # each read by an index
+    list_select_related = ("table",)
     list_filter = ("status", "table__settings__format")
     search_fields = ("table__name",)  # read by get_search_results below
     search_help_text = GAMES_SEARCH_HELP
@@ -163,6 +161,21 @@ class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
     exclude = ("state",)
     inlines = [SeatInline, DealInline]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PoolGame]:
+        seated = Seat.objects.filter(left_at__isnull=True).select_related("user").order_by("position")
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(Prefetch("seats", queryset=seated, to_attr="seated"))
+        )
+
+    @admin.display(description="players")
+    def players(self, game: PoolGame) -> str:
+        seated = getattr(game, "seated", None)
+        if seated is None:
+            seated = game.seats.filter(left_at__isnull=True).select_related("user")
+        return ", ".join(s.user.table_name for s in seated)
+
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[PoolGame], search_term: str
     ) -> tuple[QuerySet[PoolGame], bool]:
@@ -176,7 +189,8 @@ class PoolGameAdmin(BigListMixin, ReadOnlyAdmin):
         return queryset.filter(table_id__in=value), False
 
 
-# the base of the page ``staff.admin.deal_replays`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.deal_replays``, composed over it (``core.admin_parts``)
+@admin_parts.register(Deal)
 class DealAdmin(BigListMixin, ReadOnlyAdmin):
     """Hand history for support staff: every event and every shown hand of a deal."""
 

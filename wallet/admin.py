@@ -11,6 +11,7 @@ from django.utils.html import format_html
 
 from accounts.lookup import named
 from accounts.models import User
+from core import admin_parts
 from core.admin_base import BigListMixin, ReadOnlyAdmin, ReadOnlyTabularInline
 from core.money import format_money
 from wallet.models import Account, AccountKind, Entry, LedgerTransaction
@@ -81,7 +82,8 @@ class LedgerTransactionAdmin(BigListMixin, ReadOnlyAdmin):
         return queryset.filter(Q(idempotency_key=term) | Q(caused_by_id__in=staff)), False
 
 
-# the base of the page ``staff.admin.wallets`` registers, with what staff may do there
+# what staff may do on this page: ``staff.admin.wallets``, composed over it (``core.admin_parts``)
+@admin_parts.register(Account)
 class AccountAdmin(BigListMixin, ReadOnlyAdmin):
     list_display = ("id", "kind", "ref", "user", "balance_display", "adjust_link")
     sortable_by = ("id", "kind")  # each read by an index

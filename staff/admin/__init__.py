@@ -3,12 +3,13 @@ trail (``trail``), the game page with cancel and the recorded view of live hands
 tables and their settings (``tables``), accounts by role (``players``) and what is kept beside
 them (``player_records``), wallet adjustments under money controls (``wallets``), the fair-play
 pages' actions (``integrity``) and recorded replays (``deal_replays``). Every page that writes
-asks a reason for the trail (``reasons``). It extends the other apps' admin classes here, so
-that only this app depends on the staff services."""
+asks a reason for the trail (``reasons``). The pages of other apps' models are registered by
+those apps; what staff do there is a part composed over them (``core.admin_parts``), so that
+only this app depends on the staff services."""
 
 from django.contrib import admin
 
-from staff.admin import (  # noqa: F401  # each module registers its pages
+from staff.admin import (  # noqa: F401  # each module declares its parts and pages
     games,
     integrity,
     player_records,

@@ -3,9 +3,8 @@ CSRF-checked), then the deal's replay with every hand, the look recorded before 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -13,12 +12,17 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
 from accounts.requests import signed_in
+from core.admin_parts import extends
 from staff import replays
 from staff.audit import StaffRefused
 from staff.forms import ReasonForm
 from staff.services import Refused, StaffError
-from tables.admin import DealAdmin
 from tables.models import Deal
+
+if TYPE_CHECKING:
+    from tables.admin import DealAdmin as DealPage
+else:
+    DealPage = object
 
 
 class FaceUpReasonForm(ReasonForm):
@@ -30,8 +34,8 @@ def render_face_up(request: HttpRequest, data: dict[str, Any], reason: str) -> H
     return render(request, "tables/deal.html", {**data, "face_up_reason": reason})
 
 
-@admin.register(Deal)
-class StaffDealAdmin(DealAdmin):
+@extends(Deal)
+class StaffDealPart(DealPage):
     def get_urls(self) -> list[URLPattern]:
         return [
             path(

@@ -2,48 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.contrib import admin, messages
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from accounts.requests import signed_in
+from core.admin_parts import extends
 from core.money import format_money
 from staff import audit, selectors, services
 from staff.admin.pages import CANCEL, VIEW_LIVE, page_context
 from staff.forms import CancelGameForm
-from tables.admin import PoolGameAdmin
-from tables.models import PoolGame, Seat
+from tables.models import PoolGame
+
+if TYPE_CHECKING:
+    from tables.admin import PoolGameAdmin as GamePage
+else:
+    GamePage = object
 
 
-@admin.register(PoolGame)
-class StaffPoolGameAdmin(PoolGameAdmin):
+@extends(PoolGame)
+class StaffPoolGamePart(GamePage):
     """The game page in words and rupees. A deal's hands and deck order, while it is played, are
     shown only on their own page to the role whose job needs them, and each view is recorded."""
-
-    list_display = ("id", "table", "status", "players", "started_at", "finished_at")
-    sortable_by = ("id", "status", "started_at", "finished_at")  # each read by an index
-    list_select_related = ("table",)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PoolGame]:
-        seated = Seat.objects.filter(left_at__isnull=True).select_related("user").order_by("position")
-        return (
-            super()
-            .get_queryset(request)
-            .prefetch_related(Prefetch("seats", queryset=seated, to_attr="seated"))
-        )
-
-    @admin.display(description="players")
-    def players(self, game: PoolGame) -> str:
-        seated = getattr(game, "seated", None)
-        if seated is None:
-            seated = game.seats.filter(left_at__isnull=True).select_related("user")
-        return ", ".join(s.user.table_name for s in seated)
 
     def get_urls(self) -> list[URLPattern]:
         return [

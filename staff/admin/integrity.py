@@ -5,7 +5,7 @@ accounts, clear links, decide a flag and replay its deals face up, each through
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -18,7 +18,7 @@ from django.urls import URLPattern, path, reverse
 
 from accounts.models import User
 from accounts.requests import signed_in
-from integrity.admin import AccountLinkAdmin, FlagAdmin
+from core.admin_parts import extends
 from integrity.models import AccountLink, Flag
 from staff import integrity as fairplay
 from staff import replays
@@ -26,6 +26,12 @@ from staff.admin import deal_replays
 from staff.forms import ReasonForm
 from staff.services import StaffError
 from tables.models import Deal
+
+if TYPE_CHECKING:
+    from integrity.admin import AccountLinkAdmin as LinkPage
+    from integrity.admin import FlagAdmin as FlagPage
+else:
+    FlagPage = LinkPage = object
 
 
 def _account(value: str) -> User:
@@ -120,8 +126,8 @@ class DecisionForm(forms.Form):
         )
 
 
-@admin.register(Flag)
-class StaffFlagAdmin(FlagAdmin):
+@extends(Flag)
+class StaffFlagPart(FlagPage):
     def get_urls(self) -> list[URLPattern]:
         return [
             path(
@@ -176,8 +182,8 @@ class StaffFlagAdmin(FlagAdmin):
         return deal_replays.render_face_up(request, replays.face_up(deal), reason)
 
 
-@admin.register(AccountLink)
-class StaffAccountLinkAdmin(AccountLinkAdmin):
+@extends(AccountLink)
+class StaffAccountLinkPart(LinkPage):
     change_list_template = "admin/integrity/accountlink/change_list.html"
     actions = ["clear_links"]
 

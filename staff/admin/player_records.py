@@ -1,31 +1,35 @@
-"""What is kept of a player beside the account: roles, suspensions, self-exclusions, limits,
-e-mail changes and staff notes."""
+"""What staff may do on the pages of what is kept beside an account (``accounts.admin``): roles
+a superuser's to change, each change with a reason; an e-mail change undone. And staff's own
+notes on players."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
-from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from accounts import emailchange
-from accounts.models import EmailChange, PlayLimit, SelfExclusion, Suspension, User
+from accounts.models import EmailChange, User
 from accounts.requests import signed_in
-from core.admin_base import BigListMixin, QuickRowsMixin, ReadOnlyAdmin
-from core.money import format_money
+from core.admin_base import BigListMixin, ReadOnlyAdmin
+from core.admin_parts import extends
 from staff import audit, authority
 from staff.admin.reasons import ReasonedAdminMixin, reasoned_action
 from staff.forms import ReasonForm
 from staff.models import StaffNote
 
-admin.site.unregister(Group)  # Django's own page for roles
+if TYPE_CHECKING:
+    from accounts.admin import EmailChangeAdmin as EmailChangePage
+    from accounts.admin import RoleAdmin as RolePage
+else:
+    EmailChangePage = RolePage = object
 
 
-@admin.register(Group)
-class StaffGroupAdmin(QuickRowsMixin, ReasonedAdminMixin, GroupAdmin):
+@extends(Group)
+class StaffRolePart(ReasonedAdminMixin, RolePage):
     """Roles: what each may do is a superuser's decision (``staff.authority``)."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -35,64 +39,11 @@ class StaffGroupAdmin(QuickRowsMixin, ReasonedAdminMixin, GroupAdmin):
         return bool(request.user.is_active and request.user.is_superuser)
 
 
-@admin.register(Suspension)
-class SuspensionAdmin(ReadOnlyAdmin):
-    list_display = ("user", "reason", "starts_at", "ends_at", "created_by", "lifted_at", "lifted_by")
-    search_fields = ("user__username", "reason")
-    # who lifted a suspension is read after the page (one query): joined, that empty column made
-    # PostgreSQL hash every account before it sorted and cut the page
-    list_select_related = ("user", "created_by")
+@extends(EmailChange)
+class StaffEmailChangePart(EmailChangePage):
+    """An administrator undoes a staff change of an address for the owner who objects by other
+    means (a ticket, a call)."""
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Suspension]:
-        return super().get_queryset(request).prefetch_related("lifted_by")
-
-
-@admin.register(SelfExclusion)
-class SelfExclusionAdmin(ReadOnlyAdmin):
-    """Staff see self-exclusions; nobody may shorten or delete one."""
-
-    list_display = ("user", "period", "starts_at", "ends_at")
-    search_fields = ("user__username",)
-    list_select_related = ("user",)
-
-
-@admin.register(PlayLimit)
-class PlayLimitAdmin(ReadOnlyAdmin):
-    """Players' own daily limits (each setting kept: a raise waits 24 hours); only the player sets them."""
-
-    list_display = ("user", "kind", "value_display", "effective_at", "created_at")
-    list_filter = ("kind",)
-    search_fields = ("user__username", "user__email")
-    list_select_related = ("user",)
-    fields = ("user", "kind", "value_display", "effective_at", "created_at")
-    readonly_fields = fields
-
-    @admin.display(description="limit")
-    def value_display(self, row: PlayLimit) -> str:
-        if row.value is None:
-            return "no limit"
-        return format_money(row.value) if row.kind == PlayLimit.Kind.SPEND else f"{row.value} minutes"
-
-
-@admin.register(EmailChange)
-class EmailChangeAdmin(ReadOnlyAdmin):
-    """Staff changes of an address and the reset holds they started (``accounts.emailchange``):
-    an administrator undoes one for the owner who objects by other means (a ticket, a call)."""
-
-    list_display = ("user", "old_email", "new_email", "changed_by", "created_at", "held_until", "reverted_at")
-    list_select_related = ("user", "changed_by")
-    search_fields = ("user__username", "old_email", "new_email")
-    fields = (
-        "user",
-        "old_email",
-        "new_email",
-        "changed_by",
-        "created_at",
-        "held_until",
-        "reverted_at",
-        "reverted_by",
-    )
-    readonly_fields = fields
     actions = ["revert_changes"]
 
     def has_revert_permission(self, request: HttpRequest) -> bool:

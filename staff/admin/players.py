@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.contrib.auth.forms import AdminPasswordChangeForm, UserChangeForm, UserCreationForm
@@ -16,16 +16,21 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from accounts import play
-from accounts.admin import PlayerAdmin
 from accounts.models import User
 from accounts.requests import signed_in
 from core.admin_base import BigListMixin
+from core.admin_parts import extends
 from staff import audit, authority, player, roles, services, statement
 from staff.admin.pages import SUSPEND, page_context
 from staff.admin.reasons import ReasonedAdminMixin, reasoned_action, with_reason
 from staff.forms import NoteForm, ReasonForm, SuspendForm
 from wallet.admin import ADJUST_PERMISSION
 from wallet.models import AccountKind
+
+if TYPE_CHECKING:
+    from accounts.admin import PlayerAdmin as PlayerPage
+else:
+    PlayerPage = object
 
 #: What a staff member who is not a superuser sees of an account: no roles, permissions or password.
 PLAYER_FIELDSETS = (
@@ -56,8 +61,8 @@ class RoleFilter(admin.SimpleListFilter):
         return queryset
 
 
-@admin.register(User)
-class StaffPlayerAdmin(BigListMixin, ReasonedAdminMixin, PlayerAdmin):
+@extends(User)
+class StaffPlayerPart(BigListMixin, ReasonedAdminMixin, PlayerPage):
     """Accounts, least privilege first (docs/staff.md, ``staff.authority``): only a superuser
     creates accounts, grants roles and permissions or sets passwords; nobody edits their own
     account or one of an equal or higher role; everyone else's form has no such field at all."""

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from accounts.requests import signed_in
+from core.admin_parts import extends
 from staff import services
 from staff.admin.pages import CLOSE
 from staff.admin.reasons import ReasonedAdminMixin, reasoned_action
 from staff.forms import BulkTablesForm, ReasonForm
-from tables.admin import TableAdmin, TableSettingsAdmin
 from tables.models import Table, TableSettings
 
+if TYPE_CHECKING:
+    from tables.admin import TableAdmin as TablePage
+    from tables.admin import TableSettingsAdmin as SettingsPage
+else:
+    TablePage = SettingsPage = object
 
-@admin.register(Table)
-class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
-    list_display = ("name", "settings", "is_open", "created_at")
-    list_filter = ("is_open", "settings__format")
-    readonly_fields = ("is_open",)
+
+@extends(Table)
+class StaffTablePart(ReasonedAdminMixin, TablePage):
     actions = ["close_tables", "reopen_tables"]
 
     def has_close_permission(self, request: HttpRequest) -> bool:
@@ -57,8 +60,8 @@ class StaffTableAdmin(ReasonedAdminMixin, TableAdmin):
         return self._set_open(request, queryset, True)
 
 
-@admin.register(TableSettings)
-class StaffTableSettingsAdmin(ReasonedAdminMixin, TableSettingsAdmin):
+@extends(TableSettings)
+class StaffTableSettingsPart(ReasonedAdminMixin, SettingsPage):
     actions = ["create_tables"]
 
     def has_close_permission(self, request: HttpRequest) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -14,18 +14,24 @@ from django.urls import URLPattern, path, reverse
 from accounts.models import User
 from accounts.requests import signed_in
 from core.admin_base import ReadOnlyAdmin
+from core.admin_parts import extends
 from core.money import format_money
 from staff import audit, authority, money_controls, roles, services
 from staff.admin.pages import APPROVE, page_context
 from staff.models import AdjustmentRequest
-from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS, AccountAdmin
+from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS
 from wallet.forms import AdjustmentForm
 from wallet.models import Account, AccountKind
 from wallet.selectors import chip_balances
 
+if TYPE_CHECKING:
+    from wallet.admin import AccountAdmin as AccountPage
+else:
+    AccountPage = object
 
-@admin.register(Account)
-class StaffAccountAdmin(AccountAdmin):
+
+@extends(Account)
+class StaffAccountPart(AccountPage):
     def get_urls(self) -> list[URLPattern]:
         custom = [
             path(
