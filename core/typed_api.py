@@ -71,7 +71,10 @@ def _field(
             return _serializer(defs[item["$ref"]], defs, item["$ref"])(many=True, **options)
         return serializers.ListField(child=_field(item, defs, True), **options)
     if kind == "object":
-        return serializers.DictField(child=_field(prop["additionalProperties"], defs, True), **options)
+        values = prop.get("additionalProperties", True)
+        if values is True:  # ``dict[str, Any]``: values of any kind
+            return serializers.DictField(**options)
+        return serializers.DictField(child=_field(values, defs, True), **options)
     if kind in _PLAIN:
         return _PLAIN[kind](**options)
     raise TypeError(f"no serializer field for {prop}")

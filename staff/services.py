@@ -22,6 +22,7 @@ from staff import audit, authority
 from staff.audit import StaffRefused
 from staff.models import AdjustmentRequest, StaffAction, StaffNote
 from staff.money_controls import adjusted_recently, approval_threshold, rupees_setting
+from tables.contract import CancelledResult
 from tables.errors import TableError
 from tables.game import staffops
 from tables.models import PoolGame, Table, TableSettings
@@ -166,7 +167,7 @@ def lift_suspension(*, staff: User, user: User, reason: str) -> int:
 # ---------------------------------------------------------------------------
 # games and tables
 # ---------------------------------------------------------------------------
-def cancel_game(*, staff: User, game: PoolGame, reason: str, message: str) -> dict[str, Any]:
+def cancel_game(*, staff: User, game: PoolGame, reason: str, message: str) -> CancelledResult:
     """Cancel ``game``: ``reason`` is staff's internal note, kept here in the audit trail and
     never passed on; ``message`` is what the players are told (table, result, wallet memo)."""
     reason = (reason or "").strip()

@@ -24,7 +24,7 @@ from core.typed_api import serializer_for
 from game_engine.melds import Verdict, verdict
 from tables.errors import BadRequest
 from tables.game import seating, selectors
-from tables.game.shapes import GameHistory
+from tables.game.shapes import DealDetail, GameHistory
 from tables.models import Table
 from tables.serializers import LobbyTableSerializer
 
@@ -204,11 +204,14 @@ class DealHistoryApi(ListAPIView):  # type: ignore[type-arg]  # generic in the D
         return super().get(request, *args, **kwargs)
 
 
+DealDetailSerializer = serializer_for(DealDetail, "DealDetail")
+
+
 class DealDetailApi(APIView):
     @extend_schema(
         operation_id="deal_detail",
         tags=["history"],
-        responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
+        responses={200: DealDetailSerializer, 404: NOT_FOUND},
     )
     def get(self, request: Request, deal_id: int) -> Response:
         """Every event and every shown hand of one finished deal of a game the player played in,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeVar, Union, get_args
+from typing import Any, ClassVar, Literal, NotRequired, TypeVar, Union, get_args
 
 from typing_extensions import TypedDict
 
@@ -81,6 +81,8 @@ class CancelledResult(TypedDict):
     """By user id, in paise."""
     rake: int
     prize_pool: int
+    drops_remaining: NotRequired[dict[str, int]]
+    """A split: by user id, what the shares were weighed by."""
 
 
 class GameHeader(TypedDict):

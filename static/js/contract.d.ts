@@ -142,6 +142,12 @@ export interface CancelledResult {
   };
   rake: number;
   prize_pool: number;
+  /**
+   * A split: by user id, what the shares were weighed by.
+   */
+  drops_remaining?: {
+    [k: string]: number;
+  };
 }
 /**
  * A taken chair: ``position`` at the table, ``seat`` in the engine (None before the start).

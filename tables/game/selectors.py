@@ -15,7 +15,16 @@ from game_engine.replay import ReplayError, replay_deal
 from game_engine.views import View, view_for
 from tables.contract import GameHeader, GameStatus, SeatRow, Snapshot, TableFormat, TableSummary, You
 from tables.game import gamerows
-from tables.game.shapes import GameDeal, GameHistory, GamePayout, GamePlayer
+from tables.game.shapes import (
+    DealDetail,
+    DealFairness,
+    DealReplay,
+    GameDeal,
+    GameHistory,
+    GamePayout,
+    GamePlayer,
+    ScoreRow,
+)
 from tables.models import Deal, GameEvent, PoolGame, Seat, Table, TableSettings
 
 _OPEN = (PoolGame.Status.WAITING, PoolGame.Status.RUNNING)
@@ -169,7 +178,7 @@ def finished_deals_for(*, user: User) -> QuerySet[Deal]:
 HAND_KEYS = SEATS_ONLY_FIELDS[DealOver.type] | {"arrangements"}
 
 
-def deal_detail(*, deal: Deal, face_up: bool = True) -> dict[str, Any]:
+def deal_detail(*, deal: Deal, face_up: bool = True) -> DealDetail:
     """A finished deal: every public event and every shown hand; ``face_up`` also every hand
     throughout (the replay) and the seeds that rebuild the deck.
 
@@ -181,20 +190,22 @@ def deal_detail(*, deal: Deal, face_up: bool = True) -> dict[str, Any]:
     messages = [e.as_message() for e in events]
     if not face_up:
         messages = [without_hands(m) for m in messages]
-    detail = {
-        "id": deal.pk,
-        "game_id": deal.game_id,
-        "table": deal.game.table.name,
-        "number": deal.number,
-        "started_at": deal.started_at.isoformat(),
-        "finished_at": deal.finished_at.isoformat() if deal.finished_at else None,
-        "result": deal.result if face_up or deal.result is None else without_hands(deal.result),
-        "events": [dict(m, version=e.version) for m, e in zip(messages, events, strict=True)],
-        "face_up": face_up,
-    }
-    if not face_up:
-        return {**detail, "replay": None, "replay_error": None}
-    return {**detail, **deal_replay(deal=deal, events=messages)}
+    result = deal.result if face_up or deal.result is None else without_hands(deal.result)
+    replay = (
+        deal_replay(deal=deal, events=messages) if face_up else DealReplay(replay=None, replay_error=None)
+    )
+    return DealDetail(
+        id=deal.pk,
+        game_id=deal.game_id,
+        table=deal.game.table.name,
+        number=deal.number,
+        started_at=deal.started_at.isoformat(),
+        finished_at=deal.finished_at.isoformat() if deal.finished_at else None,
+        result=result,
+        events=[dict(m, version=e.version) for m, e in zip(messages, events, strict=True)],
+        face_up=face_up,
+        **replay,
+    )
 
 
 def without_hands(data: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +213,7 @@ def without_hands(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in HAND_KEYS}
 
 
-def deal_replay(*, deal: Deal, events: list[dict[str, Any]]) -> dict[str, Any]:
+def deal_replay(*, deal: Deal, events: list[dict[str, Any]]) -> DealReplay:
     """The table at every step, rebuilt from the stored events and the revealed seeds alone.
 
     ``replay_error`` says where the history and the seeds disagree (docs/fairness.md);
@@ -210,39 +221,39 @@ def deal_replay(*, deal: Deal, events: list[dict[str, Any]]) -> dict[str, Any]:
     """
     seeds = deal_fairness(deal=deal)
     if seeds is None:
-        return {"replay": None, "replay_error": None}
+        return DealReplay(replay=None, replay_error=None)
     try:
-        return {"replay": replay_deal(events, seeds, seeds["decks"]), "replay_error": None}
+        return DealReplay(replay=replay_deal(events, dict(seeds), seeds["decks"]), replay_error=None)
     except (ReplayError, KeyError, ValueError) as exc:
-        return {"replay": None, "replay_error": str(exc)}
+        return DealReplay(replay=None, replay_error=str(exc))
 
 
-def deal_fairness(*, deal: Deal) -> dict[str, Any] | None:
+def deal_fairness(*, deal: Deal) -> DealFairness | None:
     """What a finished deal's "Verify this deal" needs (docs/fairness.md); None before it is over."""
     if deal.finished_at is None or not deal.server_seed:
         return None
-    return {
-        "server_seed": deal.server_seed,
-        "client_seeds": list(deal.client_seeds),
-        "deal_no": deal.number,
-        "decks": deal.game.table.settings.rules().decks,
-        "commitment": deal.commitment,
-        "order": list(deal.dealt_order),
-    }
+    return DealFairness(
+        server_seed=deal.server_seed,
+        client_seeds=list(deal.client_seeds),
+        deal_no=deal.number,
+        decks=deal.game.table.settings.rules().decks,
+        commitment=deal.commitment,
+        order=list(deal.dealt_order),
+    )
 
 
-def score_rows(game: PoolGame | None) -> list[dict[str, Any]]:
+def score_rows(game: PoolGame | None) -> list[ScoreRow]:
     """Every finished deal's points and running scores of ``game`` (the table page's scoreboard)."""
     if game is None:
         return []
     rows = GameEvent.objects.filter(game=game, type="scores").order_by("seq").values_list("data", flat=True)
     return [
-        {
-            "deal_no": d["deal_no"],
-            "points": d["points"],
-            "scores": d["scores"],
-            "eliminated": d.get("eliminated", []),
-        }
+        ScoreRow(
+            deal_no=d["deal_no"],
+            points=d["points"],
+            scores=d["scores"],
+            eliminated=d.get("eliminated", []),
+        )
         for d in rows
     ]
 

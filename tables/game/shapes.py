@@ -3,6 +3,8 @@ with a serializer made from it (``core.typed_api.serializer_for``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from typing_extensions import TypedDict
 
 from game_engine.events import SplitKind
@@ -85,3 +87,58 @@ class GameHistory(TypedDict):
     players: list[GamePlayer]
     deals: list[GameDeal]
     result: GamePayout
+
+
+class DealFairness(TypedDict):
+    """What "Verify this deal" recomputes the deck from and compares (docs/fairness.md): the deal
+    page's script reads it."""
+
+    server_seed: str
+    client_seeds: list[str]
+    deal_no: int
+    decks: int
+    commitment: str
+    order: list[str]
+    """The cards as dealt, top first."""
+
+
+class ScoreRow(TypedDict):
+    """A finished deal on the table page's scoreboard."""
+
+    deal_no: int
+    points: dict[str, int]
+    """By seat."""
+    scores: dict[str, int]
+    """Running scores after it, by seat."""
+    eliminated: list[int]
+
+
+class DealReplay(TypedDict):
+    """A deal rebuilt from its stored events and revealed seeds (``DealDetail``'s last fields)."""
+
+    replay: list[dict[str, Any]] | None
+    replay_error: str | None
+
+
+class DealDetail(TypedDict):
+    """One finished deal: every public event and every shown hand; face up, every hand
+    throughout and the replay."""
+
+    id: int
+    game_id: int
+    table: str
+    number: int
+    started_at: str
+    """ISO 8601."""
+    finished_at: str | None
+    """ISO 8601."""
+    result: dict[str, Any] | None
+    """The deal's result event (``deal_over``); not face up, without what opens the hands."""
+    events: list[dict[str, Any]]
+    """The deal's events as the sockets sent them, each with its game version."""
+    face_up: bool
+    replay: list[dict[str, Any]] | None
+    """Each step: an event and the table after it (``game_engine.replay``); null while the deal
+    runs or when not face up."""
+    replay_error: str | None
+    """Where the stored history and the revealed seeds disagree."""

@@ -17,12 +17,12 @@ from django.db import transaction
 
 from accounts.models import User
 from core.money import format_money
-from game_engine.events import GameCancelled
+from game_engine.events import GameCancelled, Settlement
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from game_engine.split import split_amounts
 from tables import clock
-from tables.contract import GameCancelledNotice
+from tables.contract import CancelledResult, GameCancelledNotice
 from tables.errors import NoGameRunning, TableError
 from tables.game import notify, play, record
 from tables.game.locks import table_for_update
@@ -43,7 +43,7 @@ def _escrow_balance(game: PoolGame) -> int:
     return int(row[0]) if row else 0
 
 
-def cancel_game(*, game_id: int, message: str, staff: User | None = None) -> dict[str, Any]:
+def cancel_game(*, game_id: int, message: str, staff: User | None = None) -> CancelledResult:
     """End a waiting or running game now and settle its money by ``CANCEL_RULE``.
 
     ``message`` is what the players are told (the table's notice, the stored event and result,
@@ -57,20 +57,20 @@ def cancel_game(*, game_id: int, message: str, staff: User | None = None) -> dic
     message = (message or "").strip()
     if not message:
         raise TableError("a cancellation needs a message to the players")
-    result: dict[str, Any] = {}
+    done: list[CancelledResult] = []
 
     def step(game: PoolGame, state: GameState | None) -> play.Write:
         if game.status not in _OPEN:
             raise NoGameRunning(
                 f"game {game_id} is {game.get_status_display().lower()}; only a waiting or running game can be cancelled"
             )
-        return lambda: result.update(_cancel(game, state, message, staff))
+        return lambda: done.append(_cancel(game, state, message, staff))
 
     play.run_on_game(game_id, step)
-    return result
+    return done[0]
 
 
-def _cancel(game: PoolGame, state: GameState | None, message: str, staff: User | None) -> dict[str, Any]:
+def _cancel(game: PoolGame, state: GameState | None, message: str, staff: User | None) -> CancelledResult:
     """Settle, end and record the cancelled game: the players are told after commit."""
     result = _settle_cancelled(game, state, message, staff)
     game.status = PoolGame.Status.CANCELLED
@@ -101,19 +101,31 @@ def _cancel(game: PoolGame, state: GameState | None, message: str, staff: User |
 
 def _settle_cancelled(
     game: PoolGame, state: GameState | None, message: str, staff: User | None
-) -> dict[str, Any]:
+) -> CancelledResult:
     """Move the escrow out by ``CANCEL_RULE``; the result sheet of the cancellation."""
     escrow = _escrow_balance(game)
     memo = f"Cancelled by staff, {game.table.name}: {message}"[:255]
-    base: dict[str, Any] = {"cancelled": True, "message": message, "rule": CANCEL_RULE, "fees_paid": escrow}
+
+    def sheet(settlement: Settlement, payouts: dict[str, int], rake: int, pool: int) -> CancelledResult:
+        return CancelledResult(
+            cancelled=True,
+            message=message,
+            rule=CANCEL_RULE,
+            fees_paid=escrow,
+            settlement=settlement,
+            payouts=payouts,
+            rake=rake,
+            prize_pool=pool,
+        )
+
     if escrow == 0:
-        return {**base, "settlement": "none", "payouts": {}, "rake": 0, "prize_pool": 0}
+        return sheet("none", {}, 0, 0)
     if state is None or state.last_result is None:
         paid_before = _paid_by_user(game)
         wallet.refund_all_entries(
             game_ref=game.escrow_ref, idempotency_key=f"cancel:{game.pk}", memo=memo, caused_by=staff
         )
-        return {**base, "settlement": "refund", "payouts": paid_before, "rake": 0, "prize_pool": 0}
+        return sheet("refund", paid_before, 0, 0)
     live = state.live_seats()
     pool, rake = prize_pool(escrow, state.rules)
     amounts = split_amounts(pool, state.rules.entry_fee, [state.drops_remaining(s) for s in live])
@@ -126,14 +138,9 @@ def _settle_cancelled(
         memo=memo,
         caused_by=staff,
     )
-    return {
-        **base,
-        "settlement": "split",
-        "payouts": {str(uid): amount for uid, amount in payouts.items()},
-        "rake": rake,
-        "prize_pool": pool,
-        "drops_remaining": {state.players[s].id: state.drops_remaining(s) for s in live},
-    }
+    split = sheet("split", {str(uid): amount for uid, amount in payouts.items()}, rake, pool)
+    split["drops_remaining"] = {state.players[s].id: state.drops_remaining(s) for s in live}
+    return split
 
 
 def _paid_by_user(game: PoolGame) -> dict[str, int]:

@@ -3,14 +3,36 @@ points per deal, drops taken, recent games."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from accounts.models import User
 from core.money import format_money
 from tables.models import Deal, PoolGame, Seat
 
 
-def player_stats(user: User, *, recent: int = 10) -> dict[str, Any]:
+class RecentGame(TypedDict):
+    game: PoolGame
+    table: str
+    status: str
+    """The game's status in words."""
+    won: bool
+    payout: str
+    """Rupees won, or a dash."""
+
+
+class PlayerStats(TypedDict):
+    """What the profile page's statistics show."""
+
+    games_played: int
+    games_won: int
+    deals_played: int
+    deals_won: int
+    average_points: float
+    drops: int
+    recent: list[RecentGame]
+
+
+def player_stats(user: User, *, recent: int = 10) -> PlayerStats:
     seats = list(
         Seat.objects.filter(user=user, engine_seat__isnull=False)
         .select_related("game__table")
@@ -33,25 +55,25 @@ def player_stats(user: User, *, recent: int = 10) -> dict[str, Any]:
         points += int(mine.get("points") or 0)
         deals_won += str(outcome.get("winner")) == seat_in[game_id]
         drops += mine.get("status") == "dropped"
-    history = []
+    history: list[RecentGame] = []
     for s in seats[:recent]:
         result = s.game.result or {}
         payout = int((result.get("payouts") or {}).get(uid) or 0)
         history.append(
-            {
-                "game": s.game,
-                "table": s.game.table.name,
-                "status": s.game.get_status_display(),
-                "won": result.get("winner") == uid,
-                "payout": format_money(payout) if payout else "—",
-            }
+            RecentGame(
+                game=s.game,
+                table=s.game.table.name,
+                status=s.game.get_status_display(),
+                won=result.get("winner") == uid,
+                payout=format_money(payout) if payout else "—",
+            )
         )
-    return {
-        "games_played": len(finished),
-        "games_won": won,
-        "deals_played": played,
-        "deals_won": deals_won,
-        "average_points": round(points / played, 1) if played else 0,
-        "drops": drops,
-        "recent": history,
-    }
+    return PlayerStats(
+        games_played=len(finished),
+        games_won=won,
+        deals_played=played,
+        deals_won=deals_won,
+        average_points=round(points / played, 1) if played else 0,
+        drops=drops,
+        recent=history,
+    )

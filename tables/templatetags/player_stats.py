@@ -6,16 +6,15 @@ them: the page asks the tables for the statistics itself (``tables.game.stats``)
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import template
 
 from accounts.models import User
+from tables.game.stats import PlayerStats
 from tables.game.stats import player_stats as _player_stats
 
 register = template.Library()
 
 
 @register.simple_tag
-def player_stats(user: User) -> dict[str, Any]:
+def player_stats(user: User) -> PlayerStats:
     return _player_stats(user)
