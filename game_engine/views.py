@@ -16,7 +16,7 @@ from game_engine import fairness
 from game_engine.cards import Card, is_joker
 from game_engine.events import DeadlineKind, DealResult, GameResult, result_for_spectators
 from game_engine.formats import RulesView
-from game_engine.game import DECLARING, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GamePhase, GameState
+from game_engine.game import DECLARING, FINISHED, PLAYING, REJOIN_WINDOW, SPLIT_OFFER, GamePhase, GameState
 from game_engine.shapes import TypedDict
 
 #: What a player may send (``legal``: a hint; the engine decides).
@@ -148,7 +148,7 @@ def _codes(cards: list[Card]) -> list[str]:
 
 def legal_actions(state: GameState, seat: int | None) -> list[PlayerActionType]:
     """Action types ``seat`` may send now (a hint for clients and bots; ``apply`` decides)."""
-    if seat is None or not 0 <= seat < len(state.players) or state.phase == "finished":
+    if seat is None or not 0 <= seat < len(state.players) or state.phase == FINISHED:
         return []
     p = state.players[seat]
     if p.left:

@@ -51,7 +51,10 @@ class StaffPoolGamePart(GamePage):
             raise PermissionDenied
         game = get_object_or_404(PoolGame.objects.select_related("table__settings"), pk=object_id)
         page = selectors.game_page(game)
-        can_cancel = request.user.has_perm(CANCEL) and game.status in ("waiting", "running")
+        can_cancel = request.user.has_perm(CANCEL) and game.status in (
+            PoolGame.Status.WAITING,
+            PoolGame.Status.RUNNING,
+        )
         return TemplateResponse(
             request,
             "admin/staff/game.html",

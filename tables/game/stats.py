@@ -7,6 +7,7 @@ from typing import TypedDict
 
 from accounts.models import User
 from core.money import format_money
+from game_engine.deal import SeatStatus
 from tables.models import Deal, PoolGame, Seat
 
 
@@ -54,7 +55,7 @@ def player_stats(user: User, *, recent: int = 10) -> PlayerStats:
         played += 1
         points += int(mine.get("points") or 0)
         deals_won += str(outcome.get("winner")) == seat_in[game_id]
-        drops += mine.get("status") == "dropped"
+        drops += mine.get("status") == SeatStatus.DROPPED
     history: list[RecentGame] = []
     for s in seats[:recent]:
         result = s.game.result or {}
