@@ -17,6 +17,16 @@ from core.money import format_money
 from integrity import config, links, signins
 from integrity.models import Flag, ScanRun, SignalRow, SignInEvent
 from integrity.rules import rule_texts
+from integrity.shapes import (
+    FlagGame,
+    FlagGameGroup,
+    GameLink,
+    PlayerSection,
+    PlayerSectionRow,
+    SignalPageRow,
+    SignalSummary,
+    UserLink,
+)
 from tables.models import Deal
 
 #: Log-ins a player's section lists.
@@ -37,7 +47,7 @@ def last_scan() -> ScanRun | None:
     return ScanRun.objects.filter(finished_at__isnull=False).first()
 
 
-def signal_index() -> list[dict[str, Any]]:
+def signal_index() -> list[SignalSummary]:
     """Each signal: its title, rule, how many rows and flagged rows the last scan left."""
     texts = rules()
     counts: dict[str, list[int]] = {s: [0, 0] for s in SIGNALS}
@@ -63,25 +73,26 @@ def signal_index() -> list[dict[str, Any]]:
     ]
 
 
-def _user_link(user: User | None) -> dict[str, Any] | None:
+def _user_link(user: User | None) -> UserLink | None:
     if user is None:
         return None
     return {"name": user.username, "url": reverse("admin:accounts_user_change", args=[user.pk])}
 
 
-def _games(ids: list[int]) -> list[dict[str, Any]]:
+def _games(ids: list[int]) -> list[GameLink]:
     return [{"id": g, "url": reverse("admin:tables_poolgame_change", args=[g])} for g in ids]
 
 
 def readable(figures: dict[str, Any]) -> dict[str, Any]:
-    """Figures as staff read them: chips in rupees, not paise."""
+    """Figures as staff read them: chips in rupees, not paise. A plain dict: each signal names its
+    own figures (``integrity.models.SignalRow.figures``), and the pages list whatever is there."""
     out = dict(figures)
     if isinstance(out.get("net_chips"), int | float):
         out["net_chips"] = format_money(int(out["net_chips"]))
     return out
 
 
-def signal_rows(signal: str, *, limit: int = 200) -> list[dict[str, Any]]:
+def signal_rows(signal: str, *, limit: int = 200) -> list[SignalPageRow]:
     """The rows of one signal page, strongest first, each with its players and games."""
     rows = SignalRow.objects.filter(signal=signal).select_related("user_a", "user_b")[:limit]
     return [
@@ -98,7 +109,7 @@ def signal_rows(signal: str, *, limit: int = 200) -> list[dict[str, Any]]:
     ]
 
 
-def flag_deals(flag: Flag) -> list[dict[str, Any]]:
+def flag_deals(flag: Flag) -> list[FlagGame]:
     """The games behind a flag, each with its finished deals (to replay face up, recorded)."""
     deals: dict[int, list[Deal]] = {}
     for deal in Deal.objects.filter(game_id__in=flag.games, finished_at__isnull=False).order_by(
@@ -118,7 +129,7 @@ def flag_deals(flag: Flag) -> list[dict[str, Any]]:
     ]
 
 
-def flag_game_groups(flag: Flag) -> list[dict[str, Any]]:
+def flag_game_groups(flag: Flag) -> list[FlagGameGroup]:
     """The listed games of a flag, labelled: the first games together (where the pattern began)
     and the latest ones (what the pair does now), or all of them when few."""
     games = flag_deals(flag)
@@ -150,9 +161,9 @@ def _recent_logins(user: User) -> Any:
     )
 
 
-def player_sections(user: User) -> list[dict[str, Any]]:
+def player_sections(user: User) -> list[PlayerSection]:
     """The integrity sections of the staff player page: sign-up and recent log-in addresses and
-    devices, and linked accounts. Each ``{"title", "rows": [{"label", "value", "link"}]}``.
+    devices, and linked accounts (``integrity.shapes.PlayerSection``).
 
     Addresses and devices are personal data: show these sections to holders of
     ``integrity.view_signals`` (the Game integrity role) only.
@@ -166,7 +177,7 @@ def player_sections(user: User) -> list[dict[str, Any]]:
     signup = next((e for e in reversed(events) if e.kind == SignInEvent.Kind.SIGNUP), None)
     logins = [e for e in events if e.kind == SignInEvent.Kind.LOGIN]
     signal_page = reverse("admin:integrity_signal", args=["shared"])
-    seen: list[dict[str, Any]] = [
+    seen: list[PlayerSectionRow] = [
         {
             "label": "Sign-up",
             "value": _event_words(signup)
@@ -188,7 +199,7 @@ def player_sections(user: User) -> list[dict[str, Any]]:
             .count()
         )
         seen.append({"label": "Other accounts on these devices", "value": str(others), "link": signal_page})
-    linked = []
+    linked: list[PlayerSectionRow] = []
     for row in links.links_of(user.pk):
         other = row.user_b if row.user_a_id == user.pk else row.user_a
         if row.active:

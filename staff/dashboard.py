@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from core.money import format_money
 from staff.rake_chart import rake_chart
+from staff.shapes import DashboardFigures, OverdueTimer, StuckGame
 from staff.timezones import operator_zone, zone_label
 from tables.models import Deal, PoolGame, Seat
 from tables.realtime import sockets
@@ -99,7 +100,7 @@ def rake_summed(*, start: datetime, days: int) -> list[tuple[Any, int]]:
     return [(first + timedelta(days=i), totals.get(first + timedelta(days=i), 0)) for i in range(days)]
 
 
-def overdue_timers(now: datetime) -> tuple[int, list[dict[str, Any]]]:
+def overdue_timers(now: datetime) -> tuple[int, list[OverdueTimer]]:
     """Open games whose deadline passed more than ``OVERDUE_AFTER`` ago: how many, and the first
     ``LISTED`` (most overdue first) with links to their game pages."""
     late = PoolGame.objects.filter(
@@ -121,7 +122,7 @@ def overdue_timers(now: datetime) -> tuple[int, list[dict[str, Any]]]:
     ]
 
 
-def stuck_games(now: datetime) -> tuple[int, list[dict[str, Any]]]:
+def stuck_games(now: datetime) -> tuple[int, list[StuckGame]]:
     """Running games nothing will move on: no deadline at all (every phase of a running game has
     one), or no event for ``STUCK_GAME_MINUTES`` (a turn lasts seconds). How many, and the first
     ``LISTED``, longest silent first, with links."""
@@ -161,7 +162,7 @@ def _ago(delta: timedelta) -> str:
     return f"{seconds // 86400} days"
 
 
-def figures() -> dict[str, Any]:
+def figures() -> DashboardFigures:
     """The dashboard's figures. The ledger's come from the balances it keeps on each account
     (``Account.balance``, written with every entry), never from reading every entry: the whole
     ``check_ledger`` runs nightly (``wallet.tasks``) and its last verdict is shown."""

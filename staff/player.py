@@ -22,6 +22,7 @@ from core.money import format_money
 from staff import roles
 from staff.models import StaffNote
 from staff.selectors import integrity_sections
+from staff.shapes import LimitRow
 from staff.statement import StatementPage, StatementRow
 from staff.statement import statement as statement_page
 from staff.timezones import operator_zone
@@ -130,7 +131,7 @@ def _limit_words(row: PlayLimit) -> str:
     return format_money(row.value) if row.kind == PlayLimit.Kind.SPEND else f"{row.value} minutes"
 
 
-def limits(*, user: User, now: datetime) -> list[dict[str, Any]]:
+def limits(*, user: User, now: datetime) -> list[LimitRow]:
     """Every setting of the player's daily limits, newest first: in effect, waiting, or replaced."""
     rows = list(PlayLimit.objects.filter(user=user))
     current: dict[str, int] = {}

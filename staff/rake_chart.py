@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 
 from core.money import format_money
+from staff.shapes import ChartBar, ChartGridline, RakeChart
 
 
 def _nice_top(value: int) -> int:
@@ -32,7 +33,7 @@ def _short(paise: int) -> str:
     return f"{symbol}{rupees:.0f}" if rupees == int(rupees) else f"{symbol}{rupees:.2f}"
 
 
-def rake_chart(series: list[tuple[Any, int]], *, width: int = 760, height: int = 260) -> dict[str, Any]:
+def rake_chart(series: list[tuple[Any, int]], *, width: int = 760, height: int = 260) -> RakeChart:
     """An SVG bar chart drawn by the template (no script): a y axis in rupees with three gridlines,
     an x axis of days labelled every fifth day, each bar with its value above it and a tooltip."""
     left, right, top_pad, bottom = 64, 10, 24, 44
@@ -40,7 +41,7 @@ def rake_chart(series: list[tuple[Any, int]], *, width: int = 760, height: int =
     top = _nice_top(max((v for _, v in series), default=0))
     step = plot_w / max(len(series), 1)
     baseline = top_pad + plot_h
-    bars = []
+    bars: list[ChartBar] = []
     for i, (day, value) in enumerate(series):
         h = round(plot_h * value / top, 1)
         x = round(left + i * step + 1, 1)
@@ -60,7 +61,7 @@ def rake_chart(series: list[tuple[Any, int]], *, width: int = 760, height: int =
                 "tx": round(left + i * step + step / 2, 1),
             }
         )
-    grid = [
+    grid: list[ChartGridline] = [
         {"y": round(baseline - plot_h * f, 1), "label": format_money(round(top * f))} for f in (0, 0.5, 1)
     ]
     return {

@@ -5,14 +5,13 @@ table saw it (``tables.game.selectors.deal_detail(face_up=False)``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 
 from accounts.models import User
 from staff import audit
 from staff.audit import StaffRefused
 from staff.services import StaffError, _refusals_recorded
+from staff.shapes import FaceUp
 from tables.game import selectors
 from tables.models import Deal
 
@@ -26,7 +25,7 @@ def may_open_face_up(staff: User) -> bool:
     return bool(staff.is_active and staff.has_perm(VIEW_HANDS))
 
 
-def open_face_up(*, staff: User, deal: Deal, reason: str) -> dict[str, Any]:
+def open_face_up(*, staff: User, deal: Deal, reason: str) -> FaceUp:
     """The finished ``deal`` face up for ``staff``, recorded with ``reason`` before it is served;
     a role without the hands or a missing reason is refused and nothing is served."""
     reason = (reason or "").strip()
@@ -51,9 +50,8 @@ def open_face_up(*, staff: User, deal: Deal, reason: str) -> dict[str, Any]:
     return face_up(deal)
 
 
-def face_up(deal: Deal) -> dict[str, Any]:
+def face_up(deal: Deal) -> FaceUp:
     """The page's data of a deal face up; the caller has recorded the look."""
-    return {
-        "deal": selectors.deal_detail(deal=deal, face_up=True),
-        "fairness": selectors.deal_fairness(deal=deal),
-    }
+    return FaceUp(
+        deal=selectors.deal_detail(deal=deal, face_up=True), fairness=selectors.deal_fairness(deal=deal)
+    )

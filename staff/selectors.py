@@ -14,6 +14,16 @@ from core.money import format_money
 from game_engine.game import GameState
 from game_engine.pool import prize_pool
 from integrity.selectors import player_sections
+from staff.shapes import (
+    CardFace,
+    GamePage,
+    GamePageDeal,
+    GamePagePlayer,
+    GamePageResult,
+    IntegritySection,
+    LiveDeal,
+    LiveHands,
+)
 from tables.models import Deal, PoolGame, Seat
 
 SUITS = {"S": ("♠", False), "H": ("♥", True), "D": ("♦", True), "C": ("♣", False)}
@@ -28,7 +38,7 @@ PHASE_WORDS = {
 }
 
 
-def integrity_sections(user: Any, *, viewer: Any) -> list[dict[str, Any]]:
+def integrity_sections(user: Any, *, viewer: Any) -> list[IntegritySection]:
     """The player page's integrity sections (``integrity.selectors.player_sections``): sign-up and
     recent log-in addresses and devices, and linked accounts, as tables of cells (``text``, and a
     ``link`` where there is one). Addresses and devices are personal data: only for a viewer
@@ -49,7 +59,7 @@ def integrity_sections(user: Any, *, viewer: Any) -> list[dict[str, Any]]:
     ]
 
 
-def card(code: str) -> dict[str, Any]:
+def card(code: str) -> CardFace:
     """A card code as a picture's parts: rank, suit symbol, colour (``PJ``: the printed joker)."""
     if code == "PJ":
         return {"code": code, "rank": "★", "suit": "JKR", "red": False, "joker": True}
@@ -58,27 +68,26 @@ def card(code: str) -> dict[str, Any]:
     return {"code": code, "rank": rank, "suit": symbol, "red": red, "joker": False}
 
 
-def cards(codes: list[str]) -> list[dict[str, Any]]:
+def cards(codes: list[str]) -> list[CardFace]:
     return [card(c) for c in codes]
 
 
-def game_page(game: PoolGame) -> dict[str, Any]:
+def game_page(game: PoolGame) -> GamePage:
     """Everything the staff game page shows, with amounts already in rupees."""
     seats = list(game.seats.select_related("user").order_by("position"))
     by_user = {str(s.user_id): s for s in seats}
     state = GameState.from_dict(game.state) if game.state else None
-    out: dict[str, Any] = {"game": game, "state": state, "seats": seats}
     entry_fee = game.table.settings.entry_fee
-    out["entry_fee"] = format_money(entry_fee)
+    players: list[GamePagePlayer] = []
+    live: LiveDeal | None = None
     if state is None:
-        fees = sum(1 for s in seats if s.left_at is None) * entry_fee
-        out.update(fees_paid=format_money(fees), prize_pool="—", rake="—", players=[], live=None)
+        fees_paid = sum(1 for s in seats if s.left_at is None) * entry_fee
+        pool_shown, rake_shown = "—", "—"
     else:
         pool, rake = prize_pool(state.fees_paid, state.rules)
-        out.update(
-            fees_paid=format_money(state.fees_paid), prize_pool=format_money(pool), rake=format_money(rake)
-        )
-        out["players"] = [
+        fees_paid = state.fees_paid
+        pool_shown, rake_shown = format_money(pool), format_money(rake)
+        players = [
             {
                 "seat": i,
                 "name": p.name,
@@ -94,41 +103,55 @@ def game_page(game: PoolGame) -> dict[str, Any]:
             }
             for i, p in enumerate(state.players)
         ]
-        out["live"] = _live(state) if game.status == PoolGame.Status.RUNNING else None
-    names = {str(i): p["name"] for i, p in enumerate(out["players"])}
-    out["deals"] = [_deal_row(d, names) for d in game.deals.order_by("number")]
-    out["result"] = _result(game.result, by_user)
+        live = _live(state) if game.status == PoolGame.Status.RUNNING else None
+    names = {str(i): p["name"] for i, p in enumerate(players)}
+    deals = [_deal_row(d, names) for d in game.deals.order_by("number")]
+    result = _result(game.result, by_user)
     if game.result and game.result.get("cancelled"):  # what the cancellation actually paid
-        out["prize_pool"] = format_money(int(game.result.get("prize_pool") or 0))
-        out["rake"] = format_money(int(game.result.get("rake") or 0))
-    return out
+        pool_shown = format_money(int(game.result.get("prize_pool") or 0))
+        rake_shown = format_money(int(game.result.get("rake") or 0))
+    return {
+        "game": game,
+        "state": state,
+        "seats": seats,
+        "entry_fee": format_money(entry_fee),
+        "fees_paid": format_money(fees_paid),
+        "prize_pool": pool_shown,
+        "rake": rake_shown,
+        "players": players,
+        "live": live,
+        "deals": deals,
+        "result": result,
+    }
 
 
-def _live(state: GameState) -> dict[str, Any]:
+def _live(state: GameState) -> LiveDeal:
     """What any staff member sees of a deal being played: what the players all see, no hand."""
     deal = state.deal
-    live: dict[str, Any] = {
+    live: LiveDeal = {
         "phase": PHASE_WORDS.get(state.phase, state.phase),
         "deal_no": state.deal_no,
         "deadline": state.deadline,
     }
     if deal is not None:
         live.update(
-            turn=state.players[deal.turn].name,
-            has_drawn=deal.drawn is not None,
-            cut_joker=card(deal.cut_joker.code),
-            wild_rank=deal.wild_rank,
-            open_top=card(deal.open_pile[-1].code) if deal.open_pile else None,
-            closed_count=len(deal.closed),
-            hand_counts=[
-                {"name": state.players[seat].name, "cards": len(deal.hands.get(seat, []))}
-                for seat in deal.order
-            ],
+            {
+                "turn": state.players[deal.turn].name,
+                "has_drawn": deal.drawn is not None,
+                "cut_joker": card(deal.cut_joker.code),
+                "wild_rank": deal.wild_rank,
+                "open_top": card(deal.open_pile[-1].code) if deal.open_pile else None,
+                "closed_count": len(deal.closed),
+                "hand_counts": [
+                    {"name": state.players[seat].name, "cards": len(deal.hands.get(seat, []))}
+                    for seat in deal.order
+                ],
+            }
         )
     return live
 
 
-def live_hands(game: PoolGame) -> dict[str, Any] | None:
+def live_hands(game: PoolGame) -> LiveHands | None:
     """Every hand and the closed deck in order of the deal being played, for the one role whose
     job needs them (``staff.view_live_hands``); the caller records the view. ``None``: no deal runs."""
     if game.status != PoolGame.Status.RUNNING or not game.state:
@@ -152,7 +175,7 @@ def live_hands(game: PoolGame) -> dict[str, Any] | None:
     }
 
 
-def _deal_row(deal: Deal, names: dict[str, str]) -> dict[str, Any]:
+def _deal_row(deal: Deal, names: dict[str, str]) -> GamePageDeal:
     result = deal.result or {}
     players = result.get("players", {})
     scores = result.get("scores", {})
@@ -175,7 +198,7 @@ def _deal_row(deal: Deal, names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _result(result: dict[str, Any] | None, by_user: dict[str, Seat]) -> dict[str, Any] | None:
+def _result(result: dict[str, Any] | None, by_user: dict[str, Seat]) -> GamePageResult | None:
     if not result:
         return None
 

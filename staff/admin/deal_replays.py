@@ -3,7 +3,7 @@ CSRF-checked), then the deal's replay with every hand, the look recorded before 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -17,6 +17,7 @@ from staff import replays
 from staff.audit import StaffRefused
 from staff.forms import ReasonForm
 from staff.services import Refused, StaffError
+from staff.shapes import FaceUp
 from tables.models import Deal
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ class FaceUpReasonForm(ReasonForm):
     """Why every hand of this deal is needed (a dispute, a flag, a player's complaint)."""
 
 
-def render_face_up(request: HttpRequest, data: dict[str, Any], reason: str) -> HttpResponse:
+def render_face_up(request: HttpRequest, data: FaceUp, reason: str) -> HttpResponse:
     """The replay page with every hand (the look is recorded by the caller)."""
     return render(request, "tables/deal.html", {**data, "face_up_reason": reason})
 
