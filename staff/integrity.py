@@ -14,9 +14,9 @@ from accounts.models import User
 from core.money import format_money
 from integrity import links, review
 from integrity.models import AccountLink, Flag
-from staff import audit, authority, services
+from staff import adjustments, audit, authority, services
 from staff.audit import StaffRefused
-from staff.services import StaffError, _refusals_recorded
+from staff.services import StaffError, refusals_recorded
 from tables.models import Deal
 
 LINK = "integrity.link_accounts"
@@ -38,7 +38,7 @@ def link_accounts(*, staff: User, a: User, b: User, reason: str) -> AccountLink:
         raise StaffError("linking accounts needs a reason")
     if a.pk == b.pk:
         raise StaffError("an account cannot be linked to itself")
-    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+    with refusals_recorded(staff), transaction.atomic(), audit.service_action():
         _require(staff, LINK, "link_accounts", a)
         for user in (a, b):
             authority.check_may_act_on(staff, user, verb="link_accounts")
@@ -64,7 +64,7 @@ def clear_link(*, staff: User, link: AccountLink, reason: str) -> AccountLink:
     reason = (reason or "").strip()
     if not reason:
         raise StaffError("clearing a link needs a reason")
-    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+    with refusals_recorded(staff), transaction.atomic(), audit.service_action():
         _require(staff, LINK, "clear_link", link.user_a)
         for user in (link.user_a, link.user_b):
             authority.check_may_act_on(staff, user, verb="clear_link")
@@ -85,7 +85,7 @@ def clear_link(*, staff: User, link: AccountLink, reason: str) -> AccountLink:
 
 def record_replay(*, staff: User, flag: Flag, deal: Deal) -> None:
     """A reviewer opens a deal behind a flag, every hand face up: recorded, the flag as the reason."""
-    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+    with refusals_recorded(staff), transaction.atomic(), audit.service_action():
         _require(staff, REVIEW, "review_flag", deal.game)
         if deal.game_id not in flag.games:
             raise StaffError("this deal is not behind this flag")
@@ -122,12 +122,12 @@ class Decision:
 def decide_flag(*, staff: User, flag: Flag, d: Decision) -> dict[str, Any]:
     """Record a review's decision and carry it out, all or nothing, each step audited: a
     suspension through ``staff.services.suspend``, a reversal through two
-    ``staff.services.adjust_wallet`` (which may wait for another administrator's approval)."""
+    ``staff.adjustments.adjust_wallet`` (which may wait for another administrator's approval)."""
     reason = (d.reason or "").strip()
     if not reason:
         raise StaffError("a decision needs a reason")
     done: dict[str, Any] = {"decision": d.decision}
-    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+    with refusals_recorded(staff), transaction.atomic(), audit.service_action():
         _require(staff, REVIEW, "review_flag", flag.user_a)
         for user in filter(None, (flag.user_a, flag.user_b)):
             authority.check_may_act_on(staff, user, verb="review_flag")
@@ -151,7 +151,7 @@ def decide_flag(*, staff: User, flag: Flag, d: Decision) -> dict[str, Any]:
                 raise StaffError("a reversal moves chips between two different players")
             key = d.key or f"flag:{flag.pk}"
             try:
-                debit = services.adjust_wallet(
+                debit = adjustments.adjust_wallet(
                     staff=staff,
                     user=d.reverse_from,
                     amount=-d.amount,
@@ -159,7 +159,7 @@ def decide_flag(*, staff: User, flag: Flag, d: Decision) -> dict[str, Any]:
                     key=f"{key}:debit",
                     message="Chips won against a linked account were taken back after a fair-play review",
                 )
-                credit = services.adjust_wallet(
+                credit = adjustments.adjust_wallet(
                     staff=staff,
                     user=d.reverse_to,
                     amount=d.amount,

@@ -10,7 +10,7 @@ from django.db import transaction
 from accounts.models import User
 from staff import audit
 from staff.audit import StaffRefused
-from staff.services import StaffError, _refusals_recorded
+from staff.services import StaffError, refusals_recorded
 from staff.shapes import FaceUp
 from tables.game import selectors
 from tables.models import Deal
@@ -29,7 +29,7 @@ def open_face_up(*, staff: User, deal: Deal, reason: str) -> FaceUp:
     """The finished ``deal`` face up for ``staff``, recorded with ``reason`` before it is served;
     a role without the hands or a missing reason is refused and nothing is served."""
     reason = (reason or "").strip()
-    with _refusals_recorded(staff), transaction.atomic(), audit.service_action():
+    with refusals_recorded(staff), transaction.atomic(), audit.service_action():
         if not may_open_face_up(staff):
             raise StaffRefused(
                 f"{staff.username}'s role may not see the hands of a deal", verb=VERB, target=deal.game

@@ -16,7 +16,7 @@ from accounts.requests import signed_in
 from core.admin_base import ReadOnlyAdmin
 from core.admin_parts import extends
 from core.money import format_money
-from staff import audit, authority, money_controls, roles, services
+from staff import adjustments, audit, authority, money_controls, roles, services
 from staff.admin.pages import APPROVE, page_context
 from staff.models import AdjustmentRequest
 from wallet.admin import ADJUST_PERMISSION, ADJUSTABLE_KINDS
@@ -43,7 +43,7 @@ class StaffAccountPart(AccountPage):
         return custom + super().get_urls()
 
     def adjust_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
-        """Credit or debit through ``staff.services.adjust_wallet``: the form is kept with the error.
+        """Credit or debit through ``staff.adjustments.adjust_wallet``: the form is kept with the error.
 
         Reached from a player's cash account or their bonus account; the form chooses which
         of the two chips it moves (docs/rules.md §8.6), the account's own kind first.
@@ -61,7 +61,7 @@ class StaffAccountPart(AccountPage):
         if request.method == "POST" and form.is_valid():
             bonus = form.cleaned_data["chips"] == "bonus"
             try:
-                adjusted = services.adjust_wallet(
+                adjusted = adjustments.adjust_wallet(
                     staff=signed_in(request),
                     user=player,
                     amount=form.cleaned_data["amount"],
@@ -210,7 +210,7 @@ class AdjustmentRequestAdmin(ReadOnlyAdmin):
     def _decide(self, request: HttpRequest, queryset: QuerySet[AdjustmentRequest], approve: bool) -> None:
         for req in queryset:
             try:
-                services.decide_adjustment(staff=signed_in(request), request=req, approve=approve)
+                adjustments.decide_adjustment(staff=signed_in(request), request=req, approve=approve)
                 self.message_user(
                     request, f"{req}: {'approved' if approve else 'rejected'}.", messages.SUCCESS
                 )
