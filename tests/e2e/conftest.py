@@ -17,7 +17,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.e2e import shared
+from tests.waiting import poll
 from tests.workers import worker_index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,16 +177,18 @@ def log_tails(request: pytest.FixtureRequest) -> dict[str, Callable[[], str]]:
 
 def serving(url: str, proc: subprocess.Popen[Any], timeout: float) -> bool:
     """Whether the site at ``url`` answers ``/healthz`` within ``timeout`` seconds while ``proc`` runs."""
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
+
+    def healthy() -> bool:
         try:
             with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
-                if answer.status == 200:
-                    return True
+                return bool(answer.status == 200)
         except OSError:
-            pass
-        time.sleep(0.2)
-    return False
+            return False
+
+    return (
+        bool(poll(lambda: proc.poll() is not None or healthy(), timeout, interval=0.2))
+        and proc.poll() is None
+    )
 
 
 class _Server:
@@ -300,16 +302,16 @@ def _wait_for_server_sessions_to_end(timeout: float = 10) -> None:
 
     if connection.vendor != "postgresql":
         return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
                 [SERVER_APPLICATION],
             )
-            if cursor.fetchone()[0] == 0:
-                return
-        time.sleep(0.1)
+            return bool(cursor.fetchone()[0] == 0)
+
+    poll(gone, timeout, interval=0.1)  # past it, the drop of the database says what is left
 
 
 class _Chromium:

@@ -9,12 +9,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from django.test import Client
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -24,6 +22,7 @@ from game_engine.game import GameState
 from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.conftest import ARTIFACTS, MAIL_DIR
 from tests.helpers import session_cookie
+from tests.waiting import wait_until
 
 PASSWORD = "felt-and-cards-2026"
 #: Playwright's timeout: generous, as the suite's workers share a small machine (waits end when met).
@@ -68,17 +67,6 @@ VIEWPORTS: dict[str, dict[str, Any]] = {
         "device_scale_factor": 2,
     },
 }
-
-
-def wait_until(check: Callable[[], Any], what: str, timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def game_of(table: Table) -> PoolGame:
@@ -148,18 +136,18 @@ def confirm_address(page: Any, username: str, timeout: float = 10) -> None:
     """Open the confirmation link the server mailed to ``<username>@example.com`` (its file backend,
     ``conftest.MAIL_DIR``), as the player does from their inbox; ends on the page saying the chips are in."""
     address = f"{username}@example.com"
-    deadline = time.monotonic() + timeout
-    link = ""
-    while not link:
+
+    def mailed_link() -> str:
+        """The link of the newest mail to ``address`` that holds one; "" before it comes."""
+        link = ""
         for path in sorted(MAIL_DIR.glob("*.log"), key=lambda p: p.stat().st_mtime):
             for message in path.read_text().split("-" * 79):
                 if re.search(rf"^To: {re.escape(address)}$", message, re.M):
                     found = re.search(r"https?://\S+/accounts/confirm/\S+/", message)
                     link = found.group(0) if found else link
-        if not link:
-            assert time.monotonic() < deadline, f"no confirmation mail to {address} in {MAIL_DIR}"
-            time.sleep(0.1)
-    page.goto(link)
+        return link
+
+    page.goto(wait_until(mailed_link, f"a confirmation mail to {address} in {MAIL_DIR}", timeout))
     page.wait_for_selector("#confirm-result[data-outcome=bonus]")
 
 

@@ -26,10 +26,11 @@ from tables import services
 from tables.models import Deal, PoolGame, Seat, Table
 from tests.e2e.axe import AXE, RUN_AXE, TAGS
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.pages import DEALER_OVER_NAME, VIEWPORTS, wait_still, wait_until
+from tests.e2e.pages import DEALER_OVER_NAME, VIEWPORTS, wait_still
 from tests.e2e.stacking import ASHA_HAND, RAVI_HAND, stack_hands
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -20,7 +20,8 @@ from django.db import connections
 from game_engine.game import GameState
 from tables.models import Deal, Table, TableSettings
 from tests.e2e.conftest import DESKTOP
-from tests.e2e.pages import Player, game_of, make_user, wait_until
+from tests.e2e.pages import Player, game_of, make_user
+from tests.waiting import WaitTimeoutError, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -85,7 +86,7 @@ def test_the_table_shows_the_commitment_the_players_seed_and_the_revealed_seed(
         # game stood.
         try:
             wait_until(lambda: asha.my_turn() or deal_over(), "asha's turn or the bot's drop", timeout=60)
-        except pytest.fail.Exception:
+        except WaitTimeoutError:
             game.refresh_from_db()
             now = GameState.from_dict(game.state)
             d = now.deal

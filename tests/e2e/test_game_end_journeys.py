@@ -29,8 +29,8 @@ from tests.e2e.pages import (
     make_user,
     others_drop_through_the_page,
     pool_table,
-    wait_until,
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -21,9 +21,10 @@ from accounts.models import User
 from integrity.seating import REFUSAL
 from tables.models import Table
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, wait_until
+from tests.e2e.pages import Player
 from tests.e2e.watch import watch
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import wait_until
 from wallet.selectors import wallet_balance
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.fresh_server]

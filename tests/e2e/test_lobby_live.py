@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, join_from_lobby, make_user, pool_table, wait_until
+from tests.e2e.pages import Player, join_from_lobby, make_user, pool_table
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -25,8 +25,9 @@ from game_engine.game import GameState
 from tables.models import PoolGame
 from tests.e2e.axe import AXE, RUN_AXE, TAGS
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import Player, join_by_form, wait_until
+from tests.e2e.pages import Player, join_by_form
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,6 @@ history, deal replay) must show it as text, open no dialog, and carry the CSP.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from tests.csp import assert_strict_policy
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
 from tests.e2e.pages import in_thread, play_practice_now, sign_up
 from tests.e2e.watch import Watch, watch
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -101,16 +101,19 @@ def test_a_hostile_display_name_runs_no_script(live_server_url: str, browser: An
         """
         from game_engine.game import GameState
 
-        deadline = time.monotonic() + 60  # a loaded CI machine once took over 30 s
         mallory = User.objects.get(username="mallory")
         trail: list[Any] = []
-        while time.monotonic() < deadline:
+        seat: list[int] = []
+
+        def deal_one_over() -> int | None:
+            """Deal 1's id once it is over; Mallory drops when it is her turn."""
             game = PoolGame.objects.get(table_id=table_id)
             first = Deal.objects.filter(game=game, number=1, finished_at__isnull=False).first()
             if first is not None:
                 return first.pk
             state = GameState.from_dict(game.state)
             me = next(i for i, p in enumerate(state.players) if p.id == str(mallory.pk))
+            seat[:] = [me]
             trail.append((game.version, state.deal and (state.deal.turn, state.deal.phase)))
             if state.deal is not None and state.deal.turn == me:
                 answer = services.game_act(
@@ -119,8 +122,17 @@ def test_a_hostile_display_name_runs_no_script(live_server_url: str, browser: An
                 if answer["ok"]:
                     return Deal.objects.get(game=game, number=1).pk
                 trail.append(answer)
-            time.sleep(0.2)
-        raise AssertionError(f"mallory (seat {me}) never had a turn to drop at: {trail[-12:]}")
+            return None
+
+        return wait_until(
+            deal_one_over,
+            "deal 1 to end, by Mallory's drop or the bot's",
+            timeout=60,  # a loaded CI machine once took over 30 s
+            interval=0.2,
+            detail=lambda: (
+                f"mallory (seat {seat[-1] if seat else None}), the game's last turns: {trail[-12:]}"
+            ),
+        )
 
     deal_id = in_thread(drop_out)
     check_page(page, seen, f"{base}/history/", "history")

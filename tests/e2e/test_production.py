@@ -47,9 +47,10 @@ import pytest
 
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, NOT_ON_A_FRESH_MACHINE, without_static
 from tests.e2e.nginx_site import NGINX, replaced, self_signed_certificate, write_nginx_site
-from tests.e2e.pages import Player, play_practice_now, sign_up, wait_until
+from tests.e2e.pages import Player, play_practice_now, sign_up
 from tests.needs import missing
 from tests.tables.procs import Proc, free_ports, private_redis
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -437,18 +438,22 @@ def the_site_role_cannot_erase_the_trail_the_ledger_or_the_events(site: Site, da
         "SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'", here=True
     )
     assert owners == [(database.owner,)], owners
+
     # the superuser's own connection above has closed, but its backend may still be ending (a
     # client's close does not wait for it): a session of another role that stays is the site's
-    deadline = time.monotonic() + 5
-    while True:
-        sessions = database.superuser(
+    def sessions() -> list[tuple[Any, ...]]:
+        return database.superuser(
             f"SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = '{database.name}'"
             " AND pid <> pg_backend_pid()"
         )
-        if sessions == [(database.app,)] or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert sessions == [(database.app,)], sessions  # the Daphnes' and the worker's pools
+
+    wait_until(  # the Daphnes' and the worker's pools
+        lambda: sessions() == [(database.app,)],
+        "the site's sessions alone on its database",
+        timeout=5,
+        interval=0.2,
+        detail=sessions,
+    )
     tables = append_only_tables()
     with psycopg.connect(app_url, autocommit=True, connect_timeout=5) as conn:
 
@@ -546,7 +551,8 @@ def test_the_readme_production_commands_serve_a_game_over_https_behind_nginx(
 
     def bot_moved() -> bool:
         events = [e for f in player.frames for e in f.get("events") or []]
-        return any(e.get("seat") != seat and e["type"] in ("discard", "drop") for e in events)
+        # a turn's end: a discard, a drop, or a finish (a bot may be dealt a hand it shows at once)
+        return any(e.get("seat") != seat and e["type"] in ("discard", "drop", "finish") for e in events)
 
     # the bot's move: the worker's timer, its notice through Redis to the Daphne holding the socket
     deadline = time.monotonic() + 30

@@ -24,9 +24,10 @@ from django.test import Client
 from accounts.models import User
 from tables.models import PoolGame
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import Player, wait_until
+from tests.e2e.pages import Player
 from tests.e2e.watch import watch
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import wait_until
 from wallet.audit import check_ledger
 from wallet.models import LedgerTransaction
 from wallet.selectors import wallet_balance

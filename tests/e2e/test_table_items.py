@@ -8,7 +8,6 @@ artifacts/e2e/items-*.png.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,9 +19,10 @@ from accounts.models import User
 from game_engine.game import GameState
 from tables.models import PoolGame, Table
 from tests.e2e.conftest import DESKTOP
-from tests.e2e.pages import CARD_SPOT, Player, in_thread, play_practice_now, wait_until
+from tests.e2e.pages import CARD_SPOT, Player, in_thread, play_practice_now
 from tests.e2e.stacking import stack_game
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -251,21 +251,22 @@ def test_an_eliminated_player_is_told_why_and_watches_from_a_seat_marked_out(
         def ravi_drops() -> None:
             from tables import services
 
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
+            def ravis_turn() -> PoolGame | None:
+                """The game once it is Ravi's turn, Asha out after her wrong show."""
                 current = PoolGame.objects.get(pk=game.pk)
                 state = GameState.from_dict(current.state)
                 if state.deal is not None and state.deal.turn == 1 and state.deal.status.get(0) != "playing":
-                    answer = services.game_act(
-                        game_id=game.pk,
-                        user=ravi_user,
-                        request_id=f"d{current.version}",
-                        action={"type": "drop"},
-                    )
-                    assert answer["ok"], answer
-                    return
-                time.sleep(0.2)
-            raise AssertionError("ravi's turn never came")
+                    return current
+                return None
+
+            current = wait_until(ravis_turn, "ravi's turn", timeout=30, interval=0.2)
+            answer = services.game_act(
+                game_id=game.pk,
+                user=ravi_user,
+                request_id=f"d{current.version}",
+                action={"type": "drop"},
+            )
+            assert answer["ok"], answer
 
         in_thread(ravi_drops)  # vik is left alone and wins the deal
         page.wait_for_selector("#no-rejoin")

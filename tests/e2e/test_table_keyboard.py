@@ -26,8 +26,9 @@ from django.db import connections
 
 from tables.models import PoolGame, Table, TableSettings
 from tests.e2e.conftest import DESKTOP, PHONE
-from tests.e2e.pages import Player, assert_dom_holds_only_public_cards, game_of, make_user, wait_until
+from tests.e2e.pages import Player, assert_dom_holds_only_public_cards, game_of, make_user
 from tests.e2e.stacking import stack_deal, state_of
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -42,9 +42,9 @@ from tests.e2e.pages import (
     assert_nav_fits,
     game_of,
     make_user,
-    wait_until,
 )
 from tests.e2e.stacking import ASHA_HAND, RAVI_HAND, stack_hands
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

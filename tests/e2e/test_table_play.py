@@ -38,9 +38,10 @@ from game_engine.game import GameState
 from tables.models import Deal, PoolGame, Table, TableSettings
 from tests.e2e import pages
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import CARD_SPOT, Player, assert_dom_holds_only_public_cards, game_of, wait_until
+from tests.e2e.pages import CARD_SPOT, Player, assert_dom_holds_only_public_cards, game_of
 from tests.e2e.stacking import stack_deal, state_of
 from tests.helpers import card_lists
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -15,8 +15,9 @@ import pytest
 from django.db import connections
 
 from tests.e2e.conftest import ARTIFACTS, PHONE
-from tests.e2e.pages import Player, make_user, wait_until
+from tests.e2e.pages import Player, make_user
 from tests.tables.conftest import make_table
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -17,9 +17,10 @@ from django.db import connections
 from game_engine.game import GameState
 from tables.models import PoolGame
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.e2e.pages import Player, game_of, join_by_form, make_user, wait_until
+from tests.e2e.pages import Player, game_of, join_by_form, make_user
 from tests.e2e.stacking import stack_game
 from tests.tables.conftest import make_table
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

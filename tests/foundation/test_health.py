@@ -21,7 +21,8 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from rummy_site import health
-from tests.tables.procs import private_redis, start_worker, wait_until
+from tests.tables.procs import private_redis, start_worker
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -107,7 +108,12 @@ def test_a_real_worker_and_beat_keep_healthz_green_and_stopping_them_turns_it_re
     with private_redis(require_redis) as url, _redis_settings(url):
         worker = start_worker(url, tmp_path, name="healthy", sweep_seconds=1)
         try:
-            assert wait_until(lambda: _health(client)[0] == 200, timeout=20), (_health(client), worker.tail())
+            wait_until(
+                lambda: _health(client)[0] == 200,
+                "/healthz to answer 200",
+                timeout=20,
+                detail=lambda: (_health(client), worker.tail()),
+            )
             status, body = _health(client)
             assert body["redis"]["state"] == "ok" and body["worker"]["state"] == "ok"
             assert body["beat"]["state"] == "ok"
@@ -120,7 +126,7 @@ def test_a_real_worker_and_beat_keep_healthz_green_and_stopping_them_turns_it_re
             body = _health(client)[1]
             return body["worker"]["state"] == "away" and body["beat"]["state"] == "away"
 
-        assert wait_until(both_away, timeout=15), _health(client)
+        wait_until(both_away, "the worker and beat both away", timeout=15, detail=lambda: _health(client))
         status, body = _health(client)
         assert status == 503
         assert body["redis"]["state"] == "ok"
@@ -139,14 +145,19 @@ def test_a_worker_without_beat_is_healthy_itself_but_beat_is_reported_away(
     with private_redis(require_redis) as url, _redis_settings(url):
         worker = start_worker(url, tmp_path, name="beatless", beat=False)
         try:
-            assert wait_until(lambda: _health(client)[1]["worker"]["state"] == "ok", timeout=20), (
-                worker.tail()
+            wait_until(
+                lambda: _health(client)[1]["worker"]["state"] == "ok",
+                "the worker's heartbeat",
+                timeout=20,
+                detail=worker.tail,
             )
             status, body = _health(client)
             assert status == 503 and body["beat"] == {"state": "away", "detail": "never seen"}
             # the heartbeat goes on from the consumer's timer (every HEALTH_HEARTBEAT_SECONDS, 1 here)
             first = body["worker"]["last_seen"]
-            assert wait_until(lambda: _health(client)[1]["worker"]["last_seen"] != first, timeout=10)
+            wait_until(
+                lambda: _health(client)[1]["worker"]["last_seen"] != first, "the next heartbeat", timeout=10
+            )
         finally:
             worker.stop()
 

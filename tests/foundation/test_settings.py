@@ -103,7 +103,7 @@ def move():
             with connection.cursor() as c:
                 c.execute("SELECT version FROM game")
                 version = c.fetchone()[0]
-                time.sleep(0.3)
+                time.sleep(0.3)  # time passes on purpose: the other mover comes while this one holds the game
                 c.execute("UPDATE game SET version = %s", [version + 1])
     except Exception as exc:
         errors.append(repr(exc))

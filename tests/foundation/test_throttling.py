@@ -54,7 +54,7 @@ def _clear_of_a_minute_boundary() -> None:
     """Wait for a new minute if this one is nearly over: a burst must fall in one minute's count."""
     into = time.time() % 60
     if into > 40:
-        time.sleep(60 - into + 0.5)
+        time.sleep(60 - into + 0.5)  # time passes on purpose: into the next minute's window
 
 
 @override_settings(SIGNUPS_PER_ADDRESS_PER_MINUTE=2)

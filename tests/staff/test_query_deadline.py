@@ -24,6 +24,7 @@ def test_a_query_past_the_admins_deadline_answers_503_with_words(
     slow = GameEventAdmin.get_queryset
 
     def sleepy(self: GameEventAdmin, request: object) -> object:
+        # time passes on purpose: a query that outlasts the admin's deadline (0.2 s)
         return slow(self, request).extra(where=["(SELECT 1 FROM pg_sleep(2)) = 1"])
 
     monkeypatch.setattr(GameEventAdmin, "get_queryset", sleepy)

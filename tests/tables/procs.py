@@ -19,13 +19,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.waiting import poll
 from tests.workers import worker_redis_dbs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,17 +149,6 @@ def free_ports(count: int) -> list[int]:
         return [int(sock.getsockname()[1]) for sock in sockets]
 
 
-def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.05) -> bool:
-    """Poll ``predicate`` until it is truthy or ``timeout`` seconds pass; True if it became truthy."""
-    end = time.monotonic() + timeout
-    while True:
-        if predicate():
-            return True
-        if time.monotonic() >= end:
-            return False
-        time.sleep(interval)
-
-
 class Proc:
     """A child process whose combined output is collected line by line."""
 
@@ -220,7 +210,7 @@ class Proc:
 
     def wait_for(self, text: str, timeout: float, *, times: int = 1) -> bool:
         """Wait until ``text`` appeared in ``times`` output lines; False on timeout or exit."""
-        return wait_until(lambda: self.count(text) >= times or not self.alive(), timeout) and (
+        return bool(poll(lambda: self.count(text) >= times or not self.alive(), timeout)) and (
             self.count(text) >= times
         )
 
@@ -346,7 +336,7 @@ def start_redis_server(port: int, *, name: str = "redis") -> Proc:
         except OSError:
             return False
 
-    if not wait_until(answering, timeout=20, interval=0.05) or not proc.alive():
+    if not poll(answering, timeout=20) or not proc.alive():
         tail = proc.tail()
         proc.stop()
         raise AssertionError(f"redis-server did not start on port {port}\n{tail}")
@@ -405,7 +395,7 @@ async def _ping_while_open(ws: Any) -> None:
 
     try:
         while True:
-            await asyncio.sleep(PING_EVERY)
+            await asyncio.sleep(PING_EVERY)  # time passes on purpose: the page pings this far apart
             await ws.send(json.dumps({"type": "ping"}))
     except ConnectionClosed:
         pass

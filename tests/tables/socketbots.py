@@ -65,7 +65,7 @@ class Bot:
             try:
                 await self._session(table_id, port, until)
             except (ConnectionClosed, OSError, TimeoutError):
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.5)  # time passes on purpose: a page waits a moment before it reconnects
 
     async def _session(self, table_id: int, port: int, until: float) -> None:
         async with connect(
@@ -103,7 +103,7 @@ class Bot:
                 action = self.choose(view) if view is not None else None
                 if action is None:
                     continue
-                await asyncio.sleep(THINK)
+                await asyncio.sleep(THINK)  # time passes on purpose: the bot thinks, so the game lasts
                 await ws.send(turns.act(action))
 
     def choose(self, view: dict[str, Any] | None) -> dict[str, Any] | None:

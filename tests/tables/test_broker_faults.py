@@ -24,8 +24,8 @@ from tests.tables.procs import (
     point_celery_at,
     start_redis_server,
     start_worker,
-    wait_until,
 )
+from tests.waiting import poll
 from wallet.audit import check_ledger
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
@@ -79,13 +79,13 @@ def test_the_worker_survives_a_redis_restart_while_it_holds_timers(
         if not worker.wait_for("Task tables.tasks.enforce_deadline", timeout=WAIT, times=len(games)):
             _fail("the worker never received the turn timers", worker)
         server.kill()  # Redis dies with the timers held (unacknowledged) by the worker ...
-        time.sleep(1.0)
+        time.sleep(1.0)  # time passes on purpose: Redis stays away a while, as in a restart
         restarted = start_redis_server(port, name="redis-again")  # ... and is back a second later
         if not worker.wait_for("Connected to", timeout=WAIT, times=2):
             _fail("the worker did not reconnect to the restarted Redis", worker, restarted)
         # every game's deadline is still enforced, by a timer, with no sweep and no restart by hand
         for game in games:
-            if not wait_until(lambda g=game: _moved_past(g, versions[g.pk]), timeout=WAIT, interval=0.2):
+            if not poll(lambda g=game: _moved_past(g, versions[g.pk]), timeout=WAIT, interval=0.2):
                 _fail(f"game {game.pk}'s deadline was not enforced after Redis restarted", worker, restarted)
             missed = GameEvent.objects.filter(game=game, version=versions[game.pk] + 1, type="turn_missed")
             assert missed.count() == 1
@@ -112,13 +112,14 @@ def test_a_restarted_worker_without_beat_enforces_overdue_deadlines_within_secon
             _fail("the worker never received the turn timers", first)
         first.kill()  # it held every timer
         due = max(g.deadline_at for g in games if g.deadline_at is not None)
+        # time passes on purpose: every deadline comes due while no worker runs, and nothing enforces it
         time.sleep(max(0.0, (due - timezone.now()).total_seconds()) + 1.0)
         assert not any(_moved_past(g, versions[g.pk]) for g in games), "something enforced a deadline"
 
         second = start_worker(url, tmp_path, name="worker2", beat=False)  # no beat: the worker alone
         started = time.monotonic()
         for game in games:
-            if not wait_until(lambda g=game: _moved_past(g, versions[g.pk]), timeout=15, interval=0.2):
+            if not poll(lambda g=game: _moved_past(g, versions[g.pk]), timeout=15, interval=0.2):
                 _fail(f"game {game.pk}'s overdue deadline was not enforced after the restart", first, second)
         print(f"overdue deadlines enforced {time.monotonic() - started:.1f} s after the worker was ready")
         for game in games:

@@ -10,7 +10,6 @@ it fails. Before, the consumer let that error out and the player's socket closed
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +26,7 @@ from tables.models import GameEvent, PoolGame, Table
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import child_database_url
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 
@@ -156,9 +156,10 @@ def test_a_transaction_that_failed_on_a_dead_connection_is_run_again_though_djan
     pid = connection.connection.info.backend_pid
     with psycopg.connect(child_database_url(), autocommit=True) as admin:  # this test's own connection
         assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
-        for _ in range(100):  # gone, not just told to go
-            if not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchall():
-                break
-            time.sleep(0.05)
+        wait_until(  # gone, not just told to go
+            lambda: not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchall(),
+            f"backend {pid} to leave pg_stat_activity",
+            timeout=10,
+        )
     assert one_transaction() == 1
     assert calls == [1, 1]

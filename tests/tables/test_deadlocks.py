@@ -21,6 +21,7 @@ from tables.errors import TableError
 from tables.game import locks, seating
 from tables.models import PoolGame, Seat, Table
 from tests.tables.conftest import FakeClock, make_player, make_table
+from tests.waiting import wait_until
 from wallet.audit import check_ledger
 from wallet.errors import WalletError
 
@@ -60,10 +61,11 @@ def test_a_join_broken_by_a_deadlock_is_retried_not_answered_500(require_postgre
                 cursor.execute("SET LOCAL deadlock_timeout = '20s'")
                 cursor.execute("SELECT id FROM tables_poolgame WHERE id = %s FOR UPDATE", [game.pk])
                 holding_game.set()
-                deadline = time.monotonic() + 20
-                while not (join_pid and _waiting_on_a_lock(join_pid[0])):
-                    assert time.monotonic() < deadline, "the join never waited for the game row"
-                    time.sleep(0.05)
+                wait_until(
+                    lambda: join_pid and _waiting_on_a_lock(join_pid[0]),
+                    "the join to wait for the game row",
+                    20,
+                )
                 cursor.execute("SELECT id FROM tables_table WHERE id = %s FOR UPDATE", [table.pk])
         except BaseException as exc:
             helper_error.append(exc)

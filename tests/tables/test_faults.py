@@ -33,9 +33,9 @@ from tests.tables.procs import (
     start_daphne,
     start_redis_server,
     start_worker,
-    wait_until,
 )
 from tests.tables.socketbots import Bot, acked_missing, charged_behind, failure_report
+from tests.waiting import poll
 from wallet.audit import check_ledger
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.slow]
@@ -105,7 +105,8 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
                     ("kill Redis for 15 s", lambda: redis_down(15.0)),
                 ]
                 for name, step in steps:
-                    wait_until(progressed(3), timeout=30, interval=0.2)
+                    # the next fault once the games moved on, or after 30 s all the same
+                    poll(progressed(3), timeout=30, interval=0.2)
                     log.append(f"{time.monotonic():.1f} {name}")
                     step()
                 done_at.append(time.monotonic())
@@ -123,7 +124,7 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
         def restart(*names: str) -> None:
             for name in names:
                 procs[name].kill()
-            time.sleep(1.0)
+            time.sleep(1.0)  # time passes on purpose: the killed processes stay down a while
             for name in names:
                 if name == "worker":
                     procs[name] = start_worker(url, tmp_path, name="worker-again", beat=False)
@@ -132,7 +133,7 @@ def test_games_finish_through_kills_of_daphne_worker_beat_and_redis(redis_port: 
 
         def redis_down(seconds: float) -> None:
             procs["redis"].kill()
-            time.sleep(seconds)
+            time.sleep(seconds)  # time passes on purpose: Redis stays away this long while the games go on
             procs["redis"] = start_redis_server(redis_port, name="redis-again")
 
         faults = threading.Thread(target=fault_sequence, name="faults", daemon=True)

@@ -40,7 +40,7 @@ async def _pinging(page: WebsocketCommunicator, seconds: float, every: float) ->
     while time.monotonic() < end:
         await page.send_json_to({"type": "ping"})
         seen.append(await until(page, of_type("pong"), seen=seen, within=every * 4))
-        await asyncio.sleep(every)
+        await asyncio.sleep(every)  # time passes on purpose: a page's pings are that far apart
     return seen
 
 
@@ -87,7 +87,7 @@ async def test_any_frame_counts_as_a_sign_of_life_a_refused_one_too() -> None:
         while time.monotonic() < end:
             await page.send_json_to({"type": "no-such-type"})  # refused, but the page is there
             await until(page, of_type("error"))
-            await asyncio.sleep(IDLE / 4)
+            await asyncio.sleep(IDLE / 4)  # time passes on purpose: frames this far apart keep it open
         await page.send_json_to({"type": "ping"})
         await until(page, of_type("pong"))
         code, _ = await _closed_with(page, within=IDLE * 4)  # then silence: closed
@@ -112,7 +112,7 @@ async def test_no_idle_close_when_turned_off() -> None:
     asha = await sync_to_async(make_player)("asha")
     page = await open_socket(asha, "/ws/lobby/")
     try:
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.0)  # time passes on purpose: silent past IDLE, which closes a socket when on
         assert await page.receive_nothing(timeout=0.2)
         await page.send_json_to({"type": "ping"})
         assert (await page.receive_json_from(timeout=5))["type"] == "pong"

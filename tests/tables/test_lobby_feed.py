@@ -23,6 +23,7 @@ from tables.models import Table
 from tables.realtime import lobbyfeed
 from tests.sockets import open_socket
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -83,7 +84,7 @@ async def test_seats_taken_through_the_join_form_reach_an_open_lobby() -> None:
     assert 1 <= len(frames) <= 2 + int(joining / 3.0), (joining, frames)
     assert {t for _, m in frames for t in m["tables"]} == {t.pk for t in tables}
     # quiet for an interval: the next change goes out at once, not an interval later
-    await asyncio.sleep(3.1)
+    await asyncio.sleep(3.1)  # time passes on purpose: the interval, with nothing sent
     await _join_by_form(await sync_to_async(make_player)("late"), tables[0])
     message = await page.receive_json_from(timeout=1.0)
     assert message["tables"] == [tables[0].pk]
@@ -129,7 +130,7 @@ async def test_an_update_carries_the_rows_the_lobby_api_gives_and_private_tables
         # the row the page would have asked for, as the API gives it to that player
         assert message["rows"] == await _lobby_api(user, [public.pk])
         assert message["rows"][0]["seats_taken"] == 1
-    await asyncio.sleep(0.4)
+    await asyncio.sleep(0.4)  # time passes on purpose: the interval ends, so the next change goes out at once
     # Asha starts practice on her own table: her lobby hears of it, without a row; Ravi's hears nothing
     client = Client()
     await sync_to_async(client.force_login)(asha)
@@ -189,10 +190,10 @@ async def test_the_feed_listens_again_when_its_channel_layer_fails(monkeypatch: 
     monkeypatch.setattr(lobbyfeed, "RETRY_FIRST_SECONDS", 0.05)
     layer = _LayerAwayOnce()
     async with feed_with_a_page(layer, "steady") as page:
-        for _ in range(200):  # its first channel failed and was dropped; a second one is in the group
-            if layer.failures == 0 and layer.groups.get(LOBBY_GROUP):
-                break
-            await asyncio.sleep(0.01)
+        # its first channel failed and was dropped; a second one is in the group
+        await eventually(
+            lambda: layer.failures == 0 and layer.groups.get(LOBBY_GROUP), "the feed to join the group again"
+        )
         await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [9]})
         assert await heard(page, 9)
 
@@ -202,6 +203,6 @@ async def test_the_feed_keeps_its_group_membership_past_the_layers_expiry() -> N
     """Layers forget a group member after ``group_expiry`` (a day by default): the feed joins again."""
     layer = InMemoryChannelLayer(group_expiry=1)
     async with feed_with_a_page(layer, "patient") as page:
-        await asyncio.sleep(2.5)  # past the expiry of the first join
+        await asyncio.sleep(2.5)  # time passes on purpose: past the expiry of the first join
         await layer.group_send(LOBBY_GROUP, {"type": "lobby.update", "tables": [4]})
         assert await heard(page, 4)

@@ -103,6 +103,7 @@ def test_an_open_lobby_hears_of_joins_on_another_server_after_redis_restarts(
                         return False
                     except ConnectionClosed:  # what socket.js does: open it again
                         log.append("reconnected")
+                        # time passes on purpose: socket.js waits a moment before it tries again
                         await asyncio.sleep(0.5)
                         page = await open_lobby()
                         continue
@@ -121,7 +122,7 @@ def test_an_open_lobby_hears_of_joins_on_another_server_after_redis_restarts(
                 assert await heard_of(tables[0].pk, 5), log
 
                 procs["redis"].kill()
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(1.0)  # time passes on purpose: Redis stays away a while, as in a restart
                 procs["redis"] = start_redis_server(redis_port, name="redis-again")
                 for i in range(1, len(tables)):
                     await asyncio.to_thread(join, i)

@@ -171,10 +171,11 @@ async def _one_run(port: int, table_id: int, username: str) -> Run:
         late: list[asyncio.Task[None]] = []
         while not run.logged_out.is_set() and len(late) < LATE_SOCKETS:
             late.append(asyncio.create_task(_late_socket(port, cookie, path, run, groups)))
-            await asyncio.sleep(0.004)
+            await asyncio.sleep(0.004)  # time passes on purpose: late sockets spread over the log-out
         await asyncio.gather(*late)
 
     tight = asyncio.create_task(_tight_loop(ws, run, groups, stop))
+    # time passes on purpose, a random while: each run's race falls at another moment
     await asyncio.sleep(random.uniform(0.0, 0.03))
     opening = asyncio.create_task(keep_opening())
     await asyncio.sleep(random.uniform(0.0, 0.03))

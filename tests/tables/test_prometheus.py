@@ -35,9 +35,9 @@ from tests.tables.procs import (
     start_beat,
     start_daphne,
     start_worker,
-    wait_until,
 )
 from tests.tables.turns import Turns
+from tests.waiting import eventually, poll, wait_until
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -88,7 +88,7 @@ def _start_prometheus(workdir: Path, port: int, targets: dict[str, int]) -> Proc
         except OSError:
             return not proc.alive()
 
-    if not wait_until(ready, timeout=30, interval=0.2) or not proc.alive():
+    if not poll(ready, timeout=30, interval=0.2) or not proc.alive():
         tail = proc.tail()
         proc.stop()
         raise AssertionError(f"Prometheus did not start\n{tail}")
@@ -201,7 +201,9 @@ def test_prometheus_sees_the_metrics_of_daphne_worker_and_beat_move_when_a_game_
             return _total(prometheus_port, expr)
 
         every_job_up = {"rummy-beat": 1.0, "rummy-daphne": 1.0, "rummy-worker": 1.0}
-        assert wait_until(lambda: q("up") == every_job_up, timeout=20, interval=0.5), q("up")
+        wait_until(
+            lambda: q("up") == every_job_up, "every job up", timeout=20, interval=0.5, detail=lambda: q("up")
+        )
         assert total("rummy_table_action_duration_seconds_count") == 0  # nothing played yet
         assert total('rummy_celery_task_duration_seconds_count{task="tables.tasks.bot_move"}') == 0
 
@@ -214,8 +216,12 @@ def test_prometheus_sees_the_metrics_of_daphne_worker_and_beat_move_when_a_game_
 
         async def scraped_open() -> None:
             """Until Prometheus has scraped both pages open."""
-            assert await asyncio.to_thread(wait_until, both_open, timeout=15, interval=0.5), q(
-                "rummy_sockets_open"
+            await eventually(
+                lambda: asyncio.to_thread(both_open),
+                "both pages scraped open",
+                within=15,
+                interval=0.5,
+                detail=lambda: q("rummy_sockets_open"),
             )
 
         async def play() -> int:
@@ -238,14 +244,22 @@ def test_prometheus_sees_the_metrics_of_daphne_worker_and_beat_move_when_a_game_
                 >= TURNS
             )
 
-        assert wait_until(seen, timeout=15, interval=0.5), q("rummy_table_action_duration_seconds_count")
+        wait_until(
+            seen,
+            "every move and bot move scraped",
+            timeout=15,
+            interval=0.5,
+            detail=lambda: q("rummy_table_action_duration_seconds_count"),
+        )
         # the game's notices, on the Daphne
         assert total('rummy_notices_sent_total{job="rummy-daphne", type="table.changed"}') >= sent
         assert total("rummy_table_updates_rebuilt_total") == 0  # every notice came, in order
         # both pages were seen open, and are closed again
         assert total('max_over_time(rummy_sockets_open{kind="table"}[1m])') == 1
         assert total('max_over_time(rummy_sockets_open{kind="lobby"}[1m])') == 1
-        assert wait_until(lambda: total("rummy_sockets_open") == 0, timeout=10, interval=0.5)
+        wait_until(
+            lambda: total("rummy_sockets_open") == 0, "both pages scraped closed", timeout=10, interval=0.5
+        )
         # the bot's moves ran in the worker's prefork child: how late each started after it was due
         assert total('rummy_celery_task_delay_seconds_count{task="tables.tasks.bot_move"}') >= TURNS
         # beat sent its sweeps and the worker ran them; the worker's heartbeat is fresh

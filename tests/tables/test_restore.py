@@ -44,9 +44,9 @@ from tests.tables.procs import (
     private_redis,
     start_daphne,
     start_worker,
-    wait_until,
 )
 from tests.tables.socketbots import Bot
+from tests.waiting import eventually, poll
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -158,8 +158,10 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
             _run(["pg_dump", "--format=custom", f"--file={dump}", child_database_url()])
 
         async def until_version(at_least: int) -> None:
-            reached = await asyncio.to_thread(wait_until, lambda: version() >= at_least, WAIT, 0.2)
-            assert reached, f"the game did not reach version {at_least}"
+            async def reached() -> bool:
+                return await asyncio.to_thread(version) >= at_least
+
+            await eventually(reached, f"the game to reach version {at_least}", WAIT, 0.2)
 
         async def before_the_crash() -> int:
             until = time.monotonic() + 120
@@ -167,8 +169,8 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
             playing.append(asyncio.create_task(learning.play(practice_table.pk, ports, until)))
             try:
                 await until_version(game.version + 6)
-                assert await asyncio.to_thread(wait_until, bot_due, WAIT, 0.2), (
-                    "the practice bot never came to act"
+                await eventually(
+                    lambda: asyncio.to_thread(bot_due), "the practice bot's turn to act", WAIT, 0.2
                 )
                 await asyncio.to_thread(backup)  # the players go on meanwhile
                 after = await asyncio.to_thread(version)
@@ -213,16 +215,12 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_empty_redis_
             procs.append(worker)
             assert worker.wait_for("re-armed the timers of 2 games", timeout=WAIT), worker.tail()
             assert worker.wait_for("re-armed the moves of 1 bots", timeout=WAIT), worker.tail()
-            if not wait_until(
-                lambda: _game_row(restored, game.pk)[1] > backed_up, timeout=WAIT, interval=0.2
-            ):
+            if not poll(lambda: _game_row(restored, game.pk)[1] > backed_up, timeout=WAIT, interval=0.2):
                 pytest.fail("the restored game's deadline was never enforced\n" + worker.tail())
             kinds = [kind for v, kind, _ in _events(restored, game.pk) if v == backed_up + 1]
             assert "turn_missed" in kinds, kinds  # its clock ran out while the site was down
             # the bot due in the backup moved (its turn's 90 s had not run out): the re-armed move
-            if not wait_until(
-                lambda: _game_row(restored, practice_game.pk)[1] > practice_backed_up, WAIT, 0.2
-            ):
+            if not poll(lambda: _game_row(restored, practice_game.pk)[1] > practice_backed_up, WAIT, 0.2):
                 pytest.fail("the practice bot never moved after the restore\n" + worker.tail())
             moved = [
                 kind for v, kind, _ in _events(restored, practice_game.pk) if v == practice_backed_up + 1

@@ -25,6 +25,7 @@ from tables.models import GameEvent, PoolGame
 from tables.realtime import presence, resync
 from tests.sockets import open_table
 from tests.tables.conftest import make_player, make_table
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -259,11 +260,11 @@ async def test_the_watcher_calls_itself_busy_when_it_wakes_late(
     socket = _Socket(game_id=1, version=3)
     resync.watch(socket)
     try:
-        await asyncio.sleep(0.2)
-        assert seen and not any(seen)  # an idle loop wakes on time
+        await eventually(lambda: len(seen) >= 3, "three checks of the idle watcher")
+        assert not any(seen)  # an idle loop wakes on time
         before = len(seen)
         time.sleep(0.5)  # noqa: ASYNC251 - the loop held up on purpose, as by a backlog of work
-        await asyncio.sleep(0.1)
+        await eventually(lambda: len(seen) > before, "the check after the loop was held up")
         assert seen[before] is True  # the check that woke late
     finally:
         resync.forget(socket)

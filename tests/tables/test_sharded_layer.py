@@ -25,6 +25,7 @@ from tables.models import Table
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, free_ports, open_socket, start_daphne, start_redis_server
+from tests.waiting import eventually
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 
@@ -107,11 +108,15 @@ def test_table_notices_cross_two_daphnes_over_a_layer_sharded_on_two_redis(requi
 
         async def play_and_look() -> list[int]:
             task = asyncio.ensure_future(play_all())
-            while not task.done():
+
+            def looked_while_playing() -> bool:
+                """Notes the groups each Redis carries now; whether the games are played."""
                 for s, url in enumerate(urls):
                     names = redis.Redis.from_url(url).pubsub_channels(f"{PREFIX}__group__table_*")
                     carried[s].update(n.decode() for n in names)
-                await asyncio.sleep(0.05)
+                return task.done()
+
+            await eventually(looked_while_playing, "every table's move", within=120)
             return await task
 
         moved = asyncio.run(play_and_look())

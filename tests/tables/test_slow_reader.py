@@ -13,7 +13,6 @@ import json
 import os
 import socket
 import struct
-import time
 
 import pytest
 
@@ -21,6 +20,7 @@ from tables import services
 from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, start_daphne
+from tests.waiting import poll
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -76,23 +76,24 @@ def test_a_client_that_does_not_read_is_closed(redis_db: str, monkeypatch: pytes
         daphne, port = start_daphne(redis_db)
         sock = _open_without_reading(port, f"/ws/tables/{table.pk}/", session_cookie(users[0]))
         request = _frame(json.dumps({"type": "snapshot"}))
-        closed = False
-        # what the kernel buffers on the server's side (megabytes on loopback) fills first: on a busy
-        # machine, answering snapshots slowly, that takes minutes
-        deadline = time.monotonic() + 300
         sent = 0
-        while time.monotonic() < deadline:
+
+        def closed() -> bool:
+            """Fifty more requests, unread answers piling up; whether Daphne dropped the client."""
+            nonlocal sent
+            assert daphne is not None
             try:
                 sock.sendall(request * 50)
                 sent += 50
             except OSError:  # reset by the server: the connection was dropped
-                closed = True
-                break
-            if daphne.count("closing a WebSocket whose client does not read"):
-                closed = True
-                break
-            time.sleep(0.02)
-        assert closed, f"Daphne kept a client that read nothing after {sent} requests\n{daphne.tail()}"
+                return True
+            return bool(daphne.count("closing a WebSocket whose client does not read"))
+
+        # what the kernel buffers on the server's side (megabytes on loopback) fills first: on a busy
+        # machine, answering snapshots slowly, that takes minutes
+        assert poll(closed, timeout=300, interval=0.02), (
+            f"Daphne kept a client that read nothing after {sent} requests\n{daphne.tail()}"
+        )
         sock.close()
         assert daphne.alive()
         # the server still serves a well-behaved client

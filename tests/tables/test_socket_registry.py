@@ -26,9 +26,11 @@ from typing import Any
 
 import pytest
 import redis
+import redis.asyncio as aredis
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tables import services
+from tables.realtime import socket_registry
 from tests.helpers import session_cookie
 from tests.staff.conftest import make_staff
 from tests.tables.conftest import make_player, make_table
@@ -41,6 +43,7 @@ from tests.tables.procs import (
     start_daphne,
     start_redis_server,
 )
+from tests.waiting import eventually
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
 
@@ -107,12 +110,19 @@ def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_so
 ) -> None:
     knobs = {"WS_MAX_SOCKETS_PER_USER": str(CAP), "WS_REGISTRY_TTL_SECONDS": str(TTL)}
     with two_daphnes(redis_port, **knobs) as (procs, port_a, port_b):
-        mallory = session_cookie(make_player("mallory"))
+        mallory_user = make_player("mallory")
+        mallory = session_cookie(mallory_user)
         asha = session_cookie(make_player("asha"))
         staff = session_cookie(make_staff("boss", "Administrator"))
         log: list[str] = []
 
         async def attack() -> None:
+            registry = aredis.Redis.from_url(f"redis://127.0.0.1:{redis_port}/0")
+
+            async def holds_two() -> bool:
+                """Whether the registry (its sorted set of her sockets) counts two of Mallory's."""
+                return int(await registry.zcard(socket_registry.user_key(mallory_user.pk))) == 2
+
             # two sockets on A and one on B: the cap is reached across the two servers
             held = [await open_socket(port_a, mallory), await open_socket(port_a, mallory)]
             held.append(await open_socket(port_b, mallory))
@@ -123,23 +133,24 @@ def test_a_player_holds_at_most_the_cap_across_two_servers_and_a_dead_servers_so
             assert dashboard == 2, dashboard  # Mallory (on A and B) and Asha, once each
             # one closes on A: one more may open, on B
             await held.pop(0).close()
-            await asyncio.sleep(0.3)
+            await eventually(holds_two, "A to release her closed socket in the registry")
             assert not await refused(port_b, mallory)
             log.append("one closed, one more opened")
             # A dies holding two of her three sockets: they count until their expiry passes
             held.append(await open_socket(port_a, mallory))
             procs["a"].kill()
             assert await refused(port_b, mallory), "the dead server's sockets stopped counting at once"
-            await asyncio.sleep(TTL + 0.5)
+            await asyncio.sleep(TTL + 0.5)  # time passes on purpose: nobody renews them, their expiry passes
             assert not await refused(port_b, mallory), "a dead server's sockets still count"
             log.append("the dead server's sockets expired")
             # the sockets that live on B are renewed: they still count, long after their first expiry
             held += [await open_socket(port_b, mallory), await open_socket(port_b, mallory)]
-            await asyncio.sleep(TTL * 2)
+            await asyncio.sleep(TTL * 2)  # time passes on purpose: past their first expiry, twice
             assert await refused(port_b, mallory)
             assert await asyncio.to_thread(connected_on_dashboard, port_b, staff) == 2
             for ws in (*held, asha_page):
                 await ws.close()
+            await registry.aclose()
 
         asyncio.run(attack())
         assert log == [
@@ -175,7 +186,7 @@ def test_a_player_on_a_killed_server_is_away_at_the_table_once_their_socket_expi
             asha_page = await open_socket(port_a, asha_cookie, path)
             await _shown(ravi_page, asha.pk, True)
             procs["a"].kill()  # her socket is never closed
-            await asyncio.sleep(TTL + 0.5)
+            await asyncio.sleep(TTL + 0.5)  # time passes on purpose: nobody renews it, its expiry passes
             ravi_tab = await open_socket(port_b, ravi_cookie, path)  # his page, reloaded
             await _shown(ravi_tab, asha.pk, False)
             asha_back = await open_socket(port_b, asha_cookie, path)  # she reconnects, to B
@@ -257,7 +268,7 @@ def test_a_renewal_reaches_every_players_sockets_past_one_script_calls_batch(
             settings.WS_REGISTRY_TTL_SECONDS = ttl  # type: ignore[attr-defined]
             first = time.monotonic()
             async_to_sync(renew)()  # every socket now expires ttl s from here
-            time.sleep(0.6 * ttl)
+            time.sleep(0.6 * ttl)  # time passes on purpose: the second renewal comes well after the first
             async_to_sync(renew)()
             time.sleep(max(0.0, first + ttl + 0.2 - time.monotonic()))  # past the first renewal's expiry
             assert sockets.connected_users() == players  # only the second renewal keeps them

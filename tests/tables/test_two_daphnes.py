@@ -14,11 +14,13 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio as aredis
 from websockets.asyncio.client import connect
 from websockets.typing import Origin
 
@@ -28,6 +30,7 @@ from tests.helpers import session_cookie
 from tests.tables.conftest import make_player, make_table
 from tests.tables.procs import Proc, start_daphne, start_worker
 from tests.tables.turns import Turns
+from tests.waiting import eventually
 from wallet.audit import check_ledger
 from wallet.selectors import wallet_balance
 
@@ -187,6 +190,41 @@ def test_two_players_on_two_daphnes_play_a_game_to_the_end(redis_db: str, tmp_pa
             proc.stop()
 
 
+@contextlib.asynccontextmanager
+async def layer_messages(redis_url: str) -> AsyncIterator[list[bytes]]:
+    """Every message the servers' channel layer publishes on ``redis_url`` from now on, as it goes by.
+
+    The pub/sub layer's channels belong to the whole Redis server, and their prefix names the
+    database (channel_layers in rummy_site/settings.py): these are this test's servers' alone.
+    """
+    from rummy_site.settings import channel_layers
+
+    prefix = channel_layers(redis_url, "pubsub")["default"]["CONFIG"]["prefix"]
+    client = aredis.Redis.from_url(redis_url)
+    pubsub = client.pubsub()
+    heard: list[bytes] = []
+    subscribed = asyncio.Event()
+
+    async def listen() -> None:
+        async for message in pubsub.listen():
+            if message["type"] == "psubscribe":
+                subscribed.set()
+            elif message["type"] == "pmessage":
+                heard.append(message["data"])
+
+    await pubsub.psubscribe(f"{prefix}*")
+    listening = asyncio.create_task(listen())
+    try:
+        await eventually(subscribed.is_set, "the subscription to the channel layer", within=10)
+        yield heard
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
+        await pubsub.aclose()
+        await client.aclose()
+
+
 def test_a_players_two_tabs_on_two_daphnes_hear_each_others_arrangements(redis_db: str) -> None:
     """The tabs find each other through Redis (hello, here) and an arrangement in one reaches the
     other as its ``view``, across processes; with the second tab closed (bye) the first's next
@@ -225,12 +263,22 @@ def test_a_players_two_tabs_on_two_daphnes_hear_each_others_arrangements(redis_d
             assert result["request_id"] == rid and result["ok"], result
 
         async def play() -> None:
-            async with socket(port_a, cookie) as tab_a, socket(port_b, ravi_cookie) as other:
+            async with (
+                layer_messages(redis_db) as notices,
+                socket(port_a, cookie) as tab_a,
+                socket(port_b, ravi_cookie) as other,
+            ):
+
+                def published(kind: bytes) -> bool:
+                    return any(kind in notice for notice in notices)
+
                 hand = (await next_of(tab_a, "snapshot"))["view"]["hand"]
                 await next_of(other, "snapshot")
                 async with socket(port_b, cookie) as tab_b:
                     await next_of(tab_b, "snapshot")
-                    await asyncio.sleep(0.5)  # the hello and its answer cross Redis
+                    # tab A counts tab B among its tabs before it answers B's hello, and B hears that
+                    # answer before any notice A sends after it
+                    await eventually(lambda: published(b"seat.here"), "tab A's answer to tab B's hello")
                     halves = [sorted(hand)[:6], sorted(hand)[6:]]
                     await arrange(tab_a, "a-1", halves)
                     view = await next_of(tab_b, "view")
@@ -238,7 +286,7 @@ def test_a_players_two_tabs_on_two_daphnes_hear_each_others_arrangements(redis_d
                     await arrange(tab_b, "b-1", [sorted(hand)])
                     view = await next_of(tab_a, "view")
                     assert view["view"]["arrangement"] == [sorted(hand)], view
-                await asyncio.sleep(0.5)  # the goodbye
+                await eventually(lambda: published(b"seat.bye"), "tab B's goodbye")
                 await arrange(tab_a, "a-2", halves)
                 heard = []  # ravi hears nothing of asha's arrangements (presence, a resync: not them)
                 with contextlib.suppress(TimeoutError):

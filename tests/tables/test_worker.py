@@ -21,7 +21,8 @@ from game_engine.game import GameState
 from tables import services
 from tables.models import Deal, GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table
-from tests.tables.procs import Proc, point_celery_at, private_redis, start_worker, wait_until
+from tests.tables.procs import Proc, point_celery_at, private_redis, start_worker
+from tests.waiting import poll
 from wallet.audit import check_ledger
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
@@ -60,15 +61,17 @@ def test_a_player_who_never_moves_misses_three_turns_and_is_middle_dropped(
         idle_seat = game.seats.get(user=idle).engine_seat
         active_seat = game.seats.get(user=active).engine_seat
         requests = 0
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
+
+        def deal_over() -> bool:
+            """Whether the deal is over; the other player plays at once when it is their turn."""
+            nonlocal requests
             game.refresh_from_db()
             state = GameState.from_dict(game.state)
             if state.phase != "playing":
-                break
+                return True
             deal = state.deal
             assert deal is not None
-            if deal.turn == active_seat and deal.phase == "turn":  # the other player plays at once
+            if deal.turn == active_seat and deal.phase == "turn":
                 action = (
                     {"type": "draw", "source": "closed"}
                     if deal.drawn is None
@@ -76,9 +79,9 @@ def test_a_player_who_never_moves_misses_three_turns_and_is_middle_dropped(
                 )
                 requests += 1
                 services.game_act(game_id=game.pk, user=active, request_id=f"a{requests}", action=action)
-            else:
-                time.sleep(0.05)
-        else:
+            return False
+
+        if not poll(deal_over, timeout=WAIT):
             _fail(f"the deal did not end within {WAIT:.0f} s: {[e.type for e in _events(game)]}", worker)
 
         events = _events(game)
@@ -137,7 +140,7 @@ def test_a_deadline_that_came_due_while_the_worker_was_down_is_enforced_after_a_
         )
         first.kill()
 
-        # the deadline passes while no worker runs: nothing enforces it
+        # time passes on purpose: the deadline passes while no worker runs, and nothing enforces it
         time.sleep(
             max(0.0, (due - timezone.now()).total_seconds()) + services.SWEEP_GRACE.total_seconds() + 1.5
         )
@@ -151,14 +154,14 @@ def test_a_deadline_that_came_due_while_the_worker_was_down_is_enforced_after_a_
             game.refresh_from_db()
             return game.version > version
 
-        if not wait_until(moved, timeout=WAIT, interval=0.1):
+        if not poll(moved, timeout=WAIT, interval=0.1):
             _fail(f"the overdue deadline was not enforced {WAIT:.0f} s after the restart", first, second)
         print(f"enforced {time.monotonic() - restarted:.1f} s after the restart")
         missed = GameEvent.objects.filter(game=game, version=version + 1, type="turn_missed")
         assert missed.count() == 1
         # the restarted worker did it: the timer the dead worker held is not redelivered before the
         # visibility timeout, but its start re-armed the game's timer (or beat's sweep came first)
-        enforced = wait_until(
+        enforced = poll(
             lambda: any(
                 line.rstrip().endswith((": 1", ": True"))
                 for line in second.messages("succeeded")

@@ -17,7 +17,8 @@ from django.utils import timezone
 from tables import services
 from tables.models import GameEvent, PoolGame
 from tests.tables.conftest import make_player, make_table
-from tests.tables.procs import Proc, point_celery_at, private_redis, start_worker, wait_until
+from tests.tables.procs import Proc, point_celery_at, private_redis, start_worker
+from tests.waiting import poll
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -66,7 +67,7 @@ def test_a_restarted_worker_without_beat_enforces_overdue_deadlines_and_rearms_t
             first.kill()
             soon, later = games["soon"], games["later"]
             assert soon.deadline_at is not None and later.deadline_at is not None
-            # the short deadline passes while no worker runs
+            # time passes on purpose: the short deadline comes due while no worker runs
             time.sleep(max(0.0, (soon.deadline_at - timezone.now()).total_seconds()) + 1.5)
             assert PoolGame.objects.get(pk=soon.pk).version == soon.version
 
@@ -76,14 +77,14 @@ def test_a_restarted_worker_without_beat_enforces_overdue_deadlines_and_rearms_t
             def moved(game: PoolGame) -> bool:
                 return PoolGame.objects.get(pk=game.pk).version > game.version
 
-            if not wait_until(lambda: moved(soon), timeout=10, interval=0.1):
+            if not poll(lambda: moved(soon), timeout=10, interval=0.1):
                 _fail("the overdue deadline was not enforced within 10 s of the restart", first, second)
             print(f"overdue deadline enforced {time.monotonic() - started:.1f} s after the restart")
             assert timezone.now() < later.deadline_at, "the machine was too slow: the later deadline passed"
             assert not moved(later), "the later deadline was enforced early"
             # its timer was lost with the first worker; the restart armed it again, with no beat to sweep
             wait = (later.deadline_at - timezone.now()).total_seconds() + 10
-            if not wait_until(lambda: moved(later), timeout=wait, interval=0.2):
+            if not poll(lambda: moved(later), timeout=wait, interval=0.2):
                 _fail("the later deadline was never enforced without beat", first, second)
             late_by = (timezone.now() - later.deadline_at).total_seconds()
             print(f"later deadline enforced {late_by:.1f} s after it came due")
