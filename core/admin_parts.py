@@ -66,9 +66,17 @@ def composed(model: type[Model]) -> type[admin.ModelAdmin[Any]]:
 
 def install(site: admin.AdminSite) -> None:
     """Registers every page with its parts; a part without its page is refused (a typo or an
-    app left out would otherwise drop a job's actions silently)."""
+    app left out would otherwise drop a job's actions silently), and so is a model another page
+    holds. Installing again leaves the site as it is: the apps' ready() runs again whenever the
+    app registry is rebuilt (``override_settings(INSTALLED_APPS=...)``)."""
     orphans = [model._meta.label for model in _parts if model not in _pages]
     if orphans:
         raise AdminPartsError(f"parts for models no app registers a page for: {', '.join(orphans)}")
-    for model in _pages:
+    for model, page in _pages.items():
+        if site.is_registered(model):
+            if isinstance(site.get_model_admin(model), page):
+                continue
+            raise AdminPartsError(
+                f"{model._meta.label}: another page holds it ({site.get_model_admin(model)})"
+            )
         site.register(model, composed(model))

@@ -109,3 +109,22 @@ def test_a_page_without_parts_is_registered_as_declared(fresh_parts: None) -> No
     site = admin.AdminSite(name="parts-test")
     admin_parts.install(site)
     assert type(site._registry[Table]) is _Page
+
+
+def test_installing_again_leaves_the_site_as_it_is(fresh_parts: None) -> None:
+    """The apps' ready() runs again when the app registry is rebuilt (override_settings)."""
+    admin_parts.register(Table)(_Page)
+    admin_parts.extends(Table)(type("Part", (), {}))
+    site = admin.AdminSite(name="parts-test")
+    admin_parts.install(site)
+    installed = site._registry[Table]
+    admin_parts.install(site)
+    assert site._registry[Table] is installed
+
+
+def test_a_model_another_page_holds_is_refused(fresh_parts: None) -> None:
+    admin_parts.register(Table)(_Page)
+    site = admin.AdminSite(name="parts-test")
+    site.register(Table, admin.ModelAdmin)
+    with pytest.raises(admin_parts.AdminPartsError, match="another page holds it"):
+        admin_parts.install(site)
