@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from autobahn.websocket.compress import PerMessageDeflateOffer, PerMessageDeflateOfferAccept
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from rummy_site.ws_deflate import CLIENT_WINDOW_BITS, MAX_CLIENT_MESSAGE, deflate_accepter
@@ -54,21 +55,33 @@ def test_no_deflate_offer_is_no_compression() -> None:
     assert deflate_accepter(13, 4)([object()]) is None
 
 
+class _Counted(ClientConnection):
+    """A client connection that counts the bytes it reads after the opening handshake's answer,
+    from its first read: the snapshot may come in the same read as that answer."""
+
+    wire = 0
+    _head: bytes | None = b""
+
+    def data_received(self, data: bytes) -> None:
+        if self._head is None:
+            self.wire += len(data)
+        else:
+            self._head += data
+            end = self._head.find(b"\r\n\r\n")
+            if end >= 0:
+                self.wire += len(self._head) - end - 4
+                self._head = None
+        super().data_received(data)
+
+
 async def _table_messages(
     port: int, cookie: str, table_id: int, **connect_options: Any
 ) -> tuple[str, int, int]:
     """(the extensions Daphne agreed, the snapshot's payload bytes, the bytes read for it off the wire)."""
-    ws = await open_socket(port, cookie, f"/ws/tables/{table_id}/", **connect_options)
+    ws = await open_socket(
+        port, cookie, f"/ws/tables/{table_id}/", create_connection=_Counted, **connect_options
+    )
     try:
-        wire = 0
-        read = ws.data_received
-
-        def counted(data: bytes) -> None:
-            nonlocal wire
-            wire += len(data)
-            read(data)
-
-        ws.data_received = counted  # what the connection reads passes here
         assert ws.response is not None
         agreed = ws.response.headers.get("Sec-WebSocket-Extensions") or ""
         while True:
@@ -76,7 +89,7 @@ async def _table_messages(
             message = json.loads(raw)
             if message.get("type") == "snapshot":
                 assert message["view"]["hand"], message  # the seat's own cards: the view read back whole
-                return agreed, len(raw), wire
+                return agreed, len(raw), ws.wire
     finally:
         await ws.close()
 
